@@ -1,0 +1,354 @@
+"""The game core: pure state and transitions, no Gymnasium, PettingZoo or torch.
+
+A :class:`Game` follows the OpenSpiel shape: :attr:`Game.current_player`,
+:meth:`Game.legal_actions` (sorted), :meth:`Game.apply_action`,
+:attr:`Game.terminal`, :meth:`Game.returns` and a readable ``str()``.
+Seats are integers ``0..n-1``; seat 0 is the first player of round 1.
+
+A deal lists the tiles as the seats were dealt them (seat order, before passing),
+then suspect slots 0, 1, 2, then the victim, then the face-up spare where the
+rule set has one. Deals may be forced for the first rounds (``deals=[...]``), so a
+test can build the exact position it talks about:
+
+>>> g = Game("classic", 4, deals=[(2, 3, 4, 6, 5, 7, 8, 0)])
+>>> g.suspects, g.victim
+([5, 7, 8], 0)
+>>> g.apply_action(0)            # seat 0 leaves slot 0 unseen, sees 7 and 8
+>>> g.apply_action(3)            # keeps the victim
+>>> for a in (9, 7, 8, 8):       # accusations of seats 0, 1, 2, 3
+...     record = g.apply_action(a)
+>>> g.history[-1].culprit, g.coloured, g.penalty
+(0, [4, 5, 4, 4], [1, 0, 0, 2])
+
+Every finished round leaves a :class:`RoundRecord` in :attr:`Game.history`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name
+from grove_env.rules import BLANK, CulpritMarkers, RuleSet, get_rules
+
+_ALL_SLOTS = (0, 1, 2)
+
+
+def culprit_slot(suspects: Sequence[int]) -> int:
+    """Slot of the culprit among three suspect tiles.
+
+    With a 5 among the suspects the lowest-numbered suspect is guilty, otherwise the
+    highest-numbered; a blank/X (``0``) never is.
+
+    >>> culprit_slot([3, 5, 8]), culprit_slot([3, 6, 8]), culprit_slot([0, 0, 2])
+    (0, 2, 2)
+    """
+    numbered = [(t, s) for s, t in enumerate(suspects) if t != BLANK]
+    if not numbered:
+        raise ValueError(f"suspects {list(suspects)} hold no numbered tile")
+    if any(t == 5 for t, _ in numbered):
+        return min(numbered)[1]
+    return max(numbered)[1]
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """Everything that happened in one finished round, for replay and inspection.
+
+    ``stacks`` list seats bottom to top; ``coloured``/``penalty`` are the counts after
+    resolution; ``penalty_flows`` holds ``(slot, receiver, count)`` per innocent stack;
+    ``returned``/``removed`` count the culprit's markers per owner seat.
+    """
+
+    number: int
+    first_player: int
+    deal: tuple[int, ...]
+    unseen_slot: int
+    tampered_slot: int | None
+    accusations: tuple[tuple[int, int], ...]
+    suspects: tuple[int, int, int]
+    culprit: int
+    stacks: tuple[tuple[int, ...], ...]
+    penalty_flows: tuple[tuple[int, int, int], ...]
+    returned: tuple[int, ...]
+    removed: tuple[int, ...]
+    coloured: tuple[int, ...]
+    penalty: tuple[int, ...]
+
+    def as_info(self) -> dict:
+        """The ``round_result`` dict that the environment puts in every agent's info."""
+        return {
+            "round": self.number,
+            "suspects": list(self.suspects),
+            "culprit": self.culprit,
+            "stacks": [list(s) for s in self.stacks],
+            "coloured": list(self.coloured),
+            "penalty": list(self.penalty),
+        }
+
+
+class Game:
+    """One game of In a Grove under a rule set, from the first deal to the end check."""
+
+    def __init__(
+        self,
+        rules: str | RuleSet = "classic",
+        num_players: int = 4,
+        seed: int | None = None,
+        deals: Iterable[Sequence[int]] = (),
+    ) -> None:
+        self.rules = get_rules(rules)
+        self.num_players = self.rules.check_players(num_players)
+        self._tiles = self.rules.tiles(num_players)
+        self._has_spare = self.rules.has_spare(num_players)
+        self._rng = random.Random(seed)
+        self._forced = [self.check_deal(d) for d in deals]
+        n = num_players
+        self.coloured = [self.rules.markers_per_player] * n
+        self.penalty = [0] * n
+        self.removed = [0] * n
+        self.history: list[RoundRecord] = []
+        self.round = 0
+        self.first_player = 0
+        self.terminal = False
+        self._start_round()
+
+    # ----------------------------------------------------------------- deals
+    def check_deal(self, deal: Sequence[int]) -> tuple[int, ...]:
+        """Return ``deal`` as a tuple if it is a permutation of this table's tiles."""
+        try:
+            tiles = tuple(int(t) for t in deal)
+        except (TypeError, ValueError):
+            raise ValueError(f"a deal is a sequence of ints, got {deal!r}") from None
+        need = len(self._tiles)
+        if len(tiles) != need:
+            raise ValueError(
+                f"a {self.rules.name} deal for {self.num_players} players lists {need} tiles "
+                f"(seats, 3 suspects, victim{', spare' if self._has_spare else ''}), "
+                f"got {len(tiles)}"
+            )
+        if tuple(sorted(tiles)) != self._tiles:
+            raise ValueError(
+                f"a {self.rules.name} deal for {self.num_players} players is a permutation "
+                f"of {list(self._tiles)}, got {list(tiles)}"
+            )
+        return tiles
+
+    def _start_round(self) -> None:
+        if self._forced:
+            deal = self._forced.pop(0)
+        else:
+            shuffled = list(self._tiles)
+            self._rng.shuffle(shuffled)
+            deal = tuple(shuffled)
+        n = self.num_players
+        self.deal = deal
+        self.dealt = list(deal[:n])
+        self.suspects = list(deal[n : n + 3])
+        self.victim: int | None = deal[n + 3]
+        self.spare: int | None = deal[n + 4] if self._has_spare else None
+        self.round += 1
+        self.unseen_slot: int | None = None
+        self.tampered_slot: int | None = None
+        self.victim_known_by: int | None = None
+        self.stacks: list[list[int]] = [[], [], []]
+        self.accusations: list[tuple[int, int]] = []
+        self.seen: list[list[int | None]] = [[None, None, None] for _ in range(n)]
+        self.phase = Phase.LOOK
+        self.current_player = self.first_player
+
+    # ----------------------------------------------------------------- queries
+    def legal_actions(self) -> list[int]:
+        """Sorted legal actions of the player to act (empty once the game is over)."""
+        if self.phase is Phase.ACCUSE:
+            return [ACCUSE_0, ACCUSE_0 + 1, ACCUSE_0 + 2]
+        if self.phase is Phase.LOOK:
+            return [0, 1, 2]
+        if self.phase is Phase.SWAP:
+            return [KEEP] + [SWAP_0 + s for s in _ALL_SLOTS if s != self.unseen_slot]
+        return []
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is among :meth:`legal_actions` (without building the list)."""
+        phase = self.phase
+        if phase is Phase.ACCUSE:
+            return ACCUSE_0 <= action <= ACCUSE_0 + 2
+        if phase is Phase.LOOK:
+            return 0 <= action <= 2
+        if phase is Phase.SWAP:
+            return action == KEEP or (
+                SWAP_0 <= action <= SWAP_0 + 2 and action - SWAP_0 != self.unseen_slot
+            )
+        return False
+
+    def known_tiles(self, seat: int) -> tuple[int, int]:
+        """The two tiles ``seat`` peeked: its own dealt tile and the one passed to it."""
+        return self.dealt[seat], self.dealt[(seat + 1) % self.num_players]
+
+    def victim_for(self, seat: int) -> int | None:
+        """The victim tile if ``seat`` knows it (the first player after a swap)."""
+        return self.victim if self.victim_known_by == seat else None
+
+    def score(self, seat: int) -> int:
+        """The seat's score count under the rule set (fewer is better)."""
+        return self.rules.score(self.coloured[seat], self.penalty[seat])
+
+    def scores(self) -> list[int]:
+        return [self.score(s) for s in range(self.num_players)]
+
+    def standings(self) -> list[int]:
+        """Rank per seat, 1 is best; tied seats share the better rank."""
+        scores = self.scores()
+        return [1 + sum(o < s for o in scores) for s in scores]
+
+    def end_triggers(self) -> list[int]:
+        """Seats whose counts meet an end condition (those that ended the game)."""
+        return [
+            s
+            for s in range(self.num_players)
+            if self.rules.game_over([self.coloured[s]], [self.penalty[s]])
+        ]
+
+    def returns(self) -> list[float]:
+        """Zero-sum outcome per seat: (seats ranked worse - seats ranked better) / (n-1).
+
+        Zero for everyone until the game is over.
+        """
+        if not self.terminal:
+            return [0.0] * self.num_players
+        scores = self.scores()
+        d = self.num_players - 1
+        return [(sum(o > s for o in scores) - sum(o < s for o in scores)) / d for s in scores]
+
+    def information_state(self, seat: int) -> tuple:
+        """Everything ``seat`` may know now, as a hashable tuple, seats relative to ``seat``.
+
+        Built from the game's own fields, independently of the observation encoder, so
+        tests can check that observations carry exactly this and nothing else.
+        """
+        n = self.num_players
+
+        def rel(s: int) -> int:
+            return (s - seat) % n
+
+        return (
+            self.rules.name,
+            n,
+            self.round,
+            rel(self.first_player),
+            int(self.phase),
+            rel(self.current_player) if not self.terminal else None,
+            tuple(self.coloured[(seat + k) % n] for k in range(n)),
+            tuple(self.penalty[(seat + k) % n] for k in range(n)),
+            self.known_tiles(seat),
+            self.spare,
+            tuple(self.seen[seat]),
+            self.victim_for(seat),
+            self.unseen_slot,
+            self.tampered_slot,
+            tuple((rel(s), slot) for s, slot in self.accusations),
+        )
+
+    # ----------------------------------------------------------------- moves
+    def apply_action(self, action: int) -> RoundRecord | None:
+        """Play ``action`` for the current player; returns the round's record if it ended.
+
+        Raises ``ValueError`` naming the player, phase and legal actions for an illegal
+        action, leaving the game unchanged.
+        """
+        if not self.is_legal(action):
+            legal = self.legal_actions()
+            names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
+            raise ValueError(
+                f"action {action!r} is illegal for seat {self.current_player} in phase "
+                f"{self.phase.name.lower()}; legal actions: {names or 'none, the game is over'}"
+            )
+        action = int(action)
+        seat = self.current_player
+        if self.phase is Phase.LOOK:
+            self.unseen_slot = action
+            self._look(seat, action)
+            swap = self.rules.victim_swap and self.victim is not None
+            self.phase = Phase.SWAP if swap else Phase.ACCUSE
+            return None
+        if self.phase is Phase.SWAP:
+            if action != KEEP:
+                slot = action - SWAP_0
+                self.suspects[slot], self.victim = self.victim, self.suspects[slot]  # type: ignore[call-overload]
+                self.seen[seat][slot] = None
+                self.victim_known_by = seat
+                self.tampered_slot = slot
+            self.phase = Phase.ACCUSE
+            return None
+        slot = action - ACCUSE_0
+        self.stacks[slot].append(seat)
+        self.coloured[seat] -= 1
+        self.accusations.append((seat, slot))
+        if len(self.accusations) == self.num_players:
+            return self._resolve()
+        self.current_player = (seat + 1) % self.num_players
+        self._look(self.current_player, slot)
+        return None
+
+    def _look(self, seat: int, skipped: int) -> None:
+        seen = self.seen[seat]
+        for s in _ALL_SLOTS:
+            if s != skipped:
+                seen[s] = self.suspects[s]
+
+    def _resolve(self) -> RoundRecord:
+        n = self.num_players
+        culprit = culprit_slot(self.suspects)
+        returned = [0] * n
+        removed = [0] * n
+        flows = []
+        for owner in self.stacks[culprit]:
+            if self.rules.culprit_markers is CulpritMarkers.RETURN:
+                self.coloured[owner] += 1
+                returned[owner] += 1
+            else:
+                self.removed[owner] += 1
+                removed[owner] += 1
+        for slot in _ALL_SLOTS:
+            stack = self.stacks[slot]
+            if slot != culprit and stack:
+                self.penalty[stack[-1]] += len(stack)
+                flows.append((slot, stack[-1], len(stack)))
+        assert self.unseen_slot is not None
+        record = RoundRecord(
+            number=self.round,
+            first_player=self.first_player,
+            deal=self.deal,
+            unseen_slot=self.unseen_slot,
+            tampered_slot=self.tampered_slot,
+            accusations=tuple(self.accusations),
+            suspects=(self.suspects[0], self.suspects[1], self.suspects[2]),
+            culprit=culprit,
+            stacks=tuple(tuple(s) for s in self.stacks),
+            penalty_flows=tuple(flows),
+            returned=tuple(returned),
+            removed=tuple(removed),
+            coloured=tuple(self.coloured),
+            penalty=tuple(self.penalty),
+        )
+        self.history.append(record)
+        if self.rules.game_over(self.coloured, self.penalty):
+            self.terminal = True
+            self.phase = Phase.OVER
+        else:
+            self.first_player = (self.first_player + 1) % n
+            self._start_round()
+        return record
+
+    # ----------------------------------------------------------------- text
+    def __str__(self) -> str:
+        from grove_env.text import describe_table
+
+        return describe_table(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"Game(rules={self.rules.name!r}, num_players={self.num_players}, "
+            f"round={self.round}, phase={self.phase.name}, current_player={self.current_player})"
+        )

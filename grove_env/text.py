@@ -1,0 +1,133 @@
+"""Text forms of the table and of an observation, for people and tests."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from grove_env.actions import Phase
+
+if TYPE_CHECKING:
+    from grove_env.core import Game, RoundRecord
+    from grove_env.observation import DecodedObservation
+
+
+def tile_name(tile: int | None, rules_name: str = "classic") -> str:
+    """``'5'``, ``'blank'``/``'X'`` for 0, ``'?'`` for an unknown tile."""
+    if tile is None:
+        return "?"
+    if tile == 0:
+        return "X" if rules_name == "revised" else "blank"
+    return str(tile)
+
+
+def describe_table(game: Game, reveal: bool = True) -> str:
+    """The table as text. ``reveal=False`` hides every tile (the public view)."""
+    name = game.rules.name
+    lines = [
+        f"In a Grove ({name}, {game.num_players} players) - round {game.round}, "
+        f"first player {game.first_player}, "
+        + (
+            "game over"
+            if game.terminal
+            else f"seat {game.current_player} to {game.phase.name.lower()}"
+        )
+    ]
+    for slot in range(3):
+        tile = tile_name(game.suspects[slot], name) if reveal else "#"
+        marks = []
+        if game.unseen_slot == slot:
+            marks.append("unseen")
+        if game.tampered_slot == slot:
+            marks.append("tampered")
+        stack = " ".join(f"P{s}" for s in game.stacks[slot]) or "-"
+        extra = f" ({', '.join(marks)})" if marks else ""
+        lines.append(f"  suspect {slot}: {tile:>5}{extra}  stack (bottom->top): {stack}")
+    if reveal:
+        lines.append(f"  victim: {tile_name(game.victim, name)}")
+    if game.spare is not None:
+        lines.append(f"  face-up spare: {tile_name(game.spare, name)}")
+    for seat in range(game.num_players):
+        held = "".join(
+            [
+                f"  P{seat}: coloured {game.coloured[seat]}, penalty {game.penalty[seat]}",
+                f", dealt {tile_name(game.dealt[seat], name)}" if reveal else "",
+                "  <- to act" if not game.terminal and seat == game.current_player else "",
+            ]
+        )
+        lines.append(held)
+    if game.terminal:
+        lines.append(
+            "  standings (1 is best): "
+            + ", ".join(f"P{s}: {r}" for s, r in enumerate(game.standings()))
+        )
+    return "\n".join(lines)
+
+
+def describe_round(record: RoundRecord, rules_name: str = "classic") -> str:
+    """How a finished round was revealed and where its markers went."""
+    tiles = ", ".join(
+        f"slot {s}: {tile_name(t, rules_name)}" for s, t in enumerate(record.suspects)
+    )
+    lines = [f"Round {record.number} revealed - {tiles}; culprit: slot {record.culprit}"]
+    fate = "returned to" if rules_name != "revised" else "removed from the game for"
+    owners = [s for s, k in enumerate(record.returned) for _ in range(k)]
+    owners += [s for s, k in enumerate(record.removed) for _ in range(k)]
+    if owners:
+        lines.append(f"  markers under the culprit {fate}: " + ", ".join(f"P{s}" for s in owners))
+    for slot, receiver, count in record.penalty_flows:
+        lines.append(
+            f"  slot {slot} was innocent: its {count} marker(s) go to P{receiver} "
+            "(top of the stack) as penalty"
+        )
+    lines.append(
+        "  now: "
+        + ", ".join(
+            f"P{s} coloured {c}/penalty {p}"
+            for s, (c, p) in enumerate(zip(record.coloured, record.penalty))
+        )
+    )
+    return "\n".join(lines)
+
+
+def describe_observation(obs: DecodedObservation) -> str:
+    """What one seat knows, in words; seats are written relative ('you', '+1', ...)."""
+    rules = "revised" if obs.culprit_markers_removed else "classic"
+
+    def who(r: int) -> str:
+        return "you" if r == 0 else f"seat +{r}"
+
+    stacks = obs.stacks
+    lines = [
+        f"Round {obs.round}; first player: {who(obs.first_player)}; "
+        + (
+            "game over"
+            if obs.phase is Phase.OVER
+            else f"{who(obs.to_act or 0)} to {obs.phase.name.lower()}"
+        ),
+        f"  your tiles (not suspects): {tile_name(obs.my_tiles[0], rules)} "
+        f"(yours, passed on) and {tile_name(obs.my_tiles[1], rules)} (passed to you)",
+    ]
+    if obs.spare is not None:
+        lines.append(f"  face-up spare: {tile_name(obs.spare, rules)}")
+    if obs.victim is not None:
+        lines.append(f"  victim (you swapped it out): {tile_name(obs.victim, rules)}")
+    for slot in range(3):
+        marks = [
+            m
+            for m, s in (("unseen", obs.unseen_slot), ("tampered", obs.tampered_slot))
+            if s == slot
+        ]
+        extra = f" ({', '.join(marks)})" if marks else ""
+        stack = " ".join(who(s) for s in stacks[slot]) or "-"
+        lines.append(
+            f"  suspect {slot}: {tile_name(obs.seen[slot], rules):>5}{extra}  "
+            f"stack (bottom->top): {stack}"
+        )
+    lines.append(
+        "  markers: "
+        + ", ".join(
+            f"{who(r)} coloured {c}/penalty {p}"
+            for r, (c, p) in enumerate(zip(obs.coloured, obs.penalty))
+        )
+    )
+    return "\n".join(lines)
