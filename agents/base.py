@@ -1,0 +1,112 @@
+"""The agent protocol and the registry that turns specs such as ``"heuristic"`` into agents.
+
+An agent decides from the observation dict that ``grove_v0`` gives a seat
+(``{"observation": float32[125], "action_mask": int8[10]}``) and from nothing else;
+to read it, agents use the engine's public decoder :func:`grove_env.observation.decode`.
+The observation is the seat's whole information state, so baseline agents are
+stateless: ``reset()`` exists for agents that keep memory (a human's screen, a
+recurrent policy) and is called between games.
+
+Specs: ``random``, ``greedy``, ``heuristic``, ``human``, ``ppo:PATH`` (a saved policy).
+A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x/best.zip``.
+
+>>> agent = make_agent("random", seed=0)
+>>> agent.name
+'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that can take a seat: a name, ``reset()`` between games, ``act()``."""
+
+    name: str
+
+    def reset(self) -> None:
+        """Forget anything kept from the previous game."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """A legal action (one whose ``action_mask`` entry is 1) for this observation."""
+        ...
+
+
+class BaseAgent:
+    """Convenience base: a no-op ``reset`` and a batched ``act_batch`` that loops ``act``.
+
+    Batched callers (the vector environment's opponent seats) pass ``K`` observation
+    rows and masks and get ``K`` actions back; agents that can do better override it.
+    """
+
+    name = "agent"
+
+    def reset(self) -> None:
+        return None
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for ``observations[K, 125]`` with ``masks[K, 10]``, as ``int64[K]``."""
+        return np.array(
+            [self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)],
+            dtype=np.int64,
+        )
+
+
+AgentFactory = Callable[..., Agent]
+
+# name -> "module:attribute" of a factory ``f(arg: str | None, seed: int | None, **kw)``;
+# imported lazily so that, say, torch is only needed for ``ppo:``.
+_REGISTRY: dict[str, str | AgentFactory] = {
+    "random": "agents.random_agent:make",
+    "greedy": "agents.greedy:make",
+    "heuristic": "agents.heuristic:make",
+    "human": "agents.human:make",
+    "ppo": "agents.ppo:make",
+}
+
+
+def register_agent(name: str, factory: AgentFactory | str) -> None:
+    """Add an agent kind: ``factory(arg, seed=..., **kwargs)`` or a ``"module:attr"`` path."""
+    if not name or ":" in name:
+        raise ValueError(f"an agent name is non-empty and has no ':', got {name!r}")
+    _REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    """The registered agent kinds."""
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """Split a spec into name and argument.
+
+    >>> parse_spec("ppo:runs/a/best.zip"), parse_spec("random")
+    (('ppo', 'runs/a/best.zip'), ('random', None))
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+    name, sep, arg = spec.strip().partition(":")
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {agent_names()}")
+    if sep and not arg:
+        raise ValueError(f"agent spec {spec!r} has a ':' but nothing after it")
+    return name, (arg or None)
+
+
+def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
+    """Build the agent a spec names (see the module docstring)."""
+    name, arg = parse_spec(spec)
+    factory = _REGISTRY[name]
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory(arg, seed=seed, **kwargs)
