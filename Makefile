@@ -1,0 +1,41 @@
+# The two commands of the README: `make train` (main job) and `make test`.
+# Each sets itself up: a virtualenv in .venv with the package and its extras,
+# torch pinned to the CPU wheel through constraints.txt.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CONFIG ?= configs/default.yaml
+
+.PHONY: setup train test demo bench lint clean
+
+$(BIN)/.grove-installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	touch $@
+
+setup: $(BIN)/.grove-installed
+
+train: setup
+	$(BIN)/python train.py --config $(CONFIG)
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -n 2
+
+demo: setup
+	$(BIN)/python -m agents.tournament --rules classic --players 4 \
+		--agents heuristic,random,random,random --games 400 --seed 0
+
+bench: setup
+	$(BIN)/python benchmarks/aec_throughput.py
+	$(BIN)/python benchmarks/vector_throughput.py
+	$(BIN)/python benchmarks/train_throughput.py
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache
