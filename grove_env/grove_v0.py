@@ -221,7 +221,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.game
         assert game is not None, "call reset() before observe()"
         seat = self.agent_name_mapping[agent]
-        live = not game.terminal and seat == game.current_player and agent in self.agents
+        # A truncated game has already dealt the next round, and an illegal move under
+        # illegal_action="terminate" leaves the offender as the current player: neither
+        # may show a live mask once the agent is done.
+        live = (
+            seat == game.current_player
+            and not game.terminal
+            and agent in self.agents
+            and not (self.terminations[agent] or self.truncations[agent])
+        )
         return {
             "observation": self._encoder.encode(game, seat),
             "action_mask": self._live_mask.copy() if live else _NO_MOVES.copy(),
