@@ -311,8 +311,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.game
         assert game is not None
         if terminated:
-            for a, r in zip(self.possible_agents, game.returns()):
-                self.rewards[a] += r
+            if self.reward_mode == "outcome":
+                for a, r in zip(self.possible_agents, game.returns()):
+                    self.rewards[a] += r
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.truncations = dict.fromkeys(self.agents, True)
