@@ -32,8 +32,9 @@ def describe_table(game: Game, reveal: bool = True) -> str:
             else f"seat {game.current_player} to {game.phase.name.lower()}"
         )
     ]
+    shown = reveal or game.terminal  # the last round's suspects are revealed at the end
     for slot in range(3):
-        tile = tile_name(game.suspects[slot], name) if reveal else "#"
+        tile = tile_name(game.suspects[slot], name) if shown else "#"
         marks = []
         if game.unseen_slot == slot:
             marks.append("unseen")
@@ -44,6 +45,10 @@ def describe_table(game: Game, reveal: bool = True) -> str:
         lines.append(f"  suspect {slot}: {tile:>5}{extra}  stack (bottom->top): {stack}")
     if reveal:
         lines.append(f"  victim: {tile_name(game.victim, name)}")
+    elif game.history and not game.terminal:
+        last = game.history[-1]
+        tiles = ", ".join(tile_name(t, name) for t in last.suspects)
+        lines.append(f"  last round: suspects {tiles}; culprit slot {last.culprit}")
     if game.spare is not None:
         lines.append(f"  face-up spare: {tile_name(game.spare, name)}")
     for seat in range(game.num_players):
