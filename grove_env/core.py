@@ -275,7 +275,9 @@ class Game:
         if self.phase is Phase.SWAP:
             if action != KEEP:
                 slot = action - SWAP_0
-                self.suspects[slot], self.victim = self.victim, self.suspects[slot]  # type: ignore[call-overload]
+                victim = self.victim
+                assert victim is not None  # the swap phase exists only with a victim
+                self.suspects[slot], self.victim = victim, self.suspects[slot]
                 self.seen[seat][slot] = None
                 self.victim_known_by = seat
                 self.tampered_slot = slot
