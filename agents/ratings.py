@@ -40,7 +40,10 @@ def wilson_interval(points: float, n: int, z: float = Z_95) -> tuple[float, floa
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # exact ends at 0 and n (the formula leaves rounding dust there)
+    low = 0.0 if points == 0 else max(0.0, centre - half)
+    high = 1.0 if points == n else min(1.0, centre + half)
+    return low, high
 
 
 def win_points(ranks: Sequence[int]) -> list[float]:
