@@ -132,7 +132,7 @@ def test_ratings_follow_game_order_and_ties() -> None:
 # ------------------------------------------------------------------ playing
 def test_same_seed_same_result_for_any_worker_count() -> None:
     one = run_tournament(["random"] * 4, games=24, seed=7, workers=1)
-    two = run_tournament(["random"] * 4, games=24, seed=7, workers=2)
+    two = run_tournament(["random"] * 4, games=24, seed=7, workers=2, progress=True)
     assert one.to_dict() == two.to_dict()
     assert one.records == two.records
     other = run_tournament(["random"] * 4, games=24, seed=8)
