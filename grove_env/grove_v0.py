@@ -204,7 +204,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"action_mask": _NO_MOVES} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": _NO_MOVES} for a in self.agents}
         self._round_start_scores = self.game.scores()
         self._select_current()
 
