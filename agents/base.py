@@ -50,6 +50,10 @@ class BaseAgent:
     def reset(self) -> None:
         return None
 
+    def seed(self, seed: int | None) -> None:
+        """Re-seed any randomness (optional: tournaments call it per game if present)."""
+        return None
+
     def act(self, observation: dict[str, np.ndarray]) -> int:  # pragma: no cover
         raise NotImplementedError
 

@@ -20,6 +20,9 @@ class RandomAgent(BaseAgent):
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
