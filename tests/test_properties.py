@@ -8,7 +8,11 @@ seat knows, and the game ends or is truncated within ``max_rounds``.
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
@@ -152,3 +156,47 @@ def test_core_games_conserve_markers_move_by_move(combo, style, seed) -> None:
         assert game.end_triggers() and game.legal_actions() == []
     else:
         assert style == "culprit" and rules == "classic"  # markers just go back and forth
+
+
+# --------------------------------------------------------------------------- the script
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_random_games.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("check_random_games", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_check_random_games_script_smoke() -> None:
+    """The real script, 200 games per table, in a subprocess."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--games", "200", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if "p: games=" in line]
+    assert len(lines) == len(COMBOS)
+    assert all("games=200 " in line and "errors=0" in line for line in lines)
+
+
+def test_check_random_games_catches_a_lost_marker(monkeypatch) -> None:
+    """Break the engine on purpose: the script must count every game as an error."""
+    script = load_script()
+    resolve = Game._resolve
+
+    def leaky(self):
+        record = resolve(self)
+        self.removed[0] += 1  # a marker vanishes from the table
+        return record
+
+    monkeypatch.setattr(Game, "_resolve", leaky)
+    tally = script.run_batch(("classic", 3, 0, 4, 0, 100))
+    assert tally.errors == 4 and tally.games == 0
+    assert "markers, expected 15" in tally.first_errors[0]
