@@ -6,6 +6,9 @@ import copy
 import functools
 import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -452,3 +455,17 @@ def test_render_modes() -> None:
     silent.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):
         assert silent.render() is None
+
+
+def test_throughput_benchmark_smoke() -> None:
+    """The benchmark script runs end to end on a tiny budget (no timing is asserted)."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "aec_throughput.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--steps", "50", "--repeats", "2", "--players", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio grove_v0 / tictactoe_v3" in done.stdout
+    assert "ratio grove_v0 / connect_four_v3" in done.stdout
