@@ -33,11 +33,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grove_env.actions import NUM_ACTIONS, Phase
+from grove_env import vector_rules as vr
+from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
-from grove_env.rules import CulpritMarkers, RuleSet, Scoring, get_rules
+from grove_env.rules import RuleSet, get_rules
 from grove_env.vector_obs import VectorEncoder
-from grove_env.vector_state import FIVE, INDEX_TO_VALUE, OVER, VALUE_TO_INDEX, VectorState
+from grove_env.vector_state import (
+    INDEX_TO_VALUE,
+    OVER,
+    VALUE_TO_INDEX,
+    VectorState,
+    permutation_table,
+)
 
 REWARD_MODES = ("outcome", "markers")
 
@@ -50,6 +57,7 @@ for _unseen in range(-1, 3):
         _LEGAL[4 * Phase.SWAP + _unseen + 1, 4 + _unseen] = False
     _LEGAL[4 * Phase.ACCUSE + _unseen + 1, 7:10] = True
 _LEGAL.flags.writeable = False
+_LEGAL_FLAT = _LEGAL.reshape(-1)
 
 
 @dataclass
@@ -150,7 +158,9 @@ class VectorGame:
         seed: int | None = None,
         final_observations: bool = False,
     ) -> None:
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+            raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
+        if num_games < 1:
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
         self.rules = get_rules(rules)
         self.num_players = n = self.rules.check_players(num_players)
@@ -158,23 +168,24 @@ class VectorGame:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be an int >= 1, got {max_rounds!r}")
-        self.num_games = num_games
+        self.num_games = b = int(num_games)
         self.reward = reward
         self.max_rounds = max_rounds
         self.final_observations = final_observations
         self._tile_values = np.array(self.rules.tiles(n), dtype=np.int64)
-        self._tile_indices = VALUE_TO_INDEX[self._tile_values]
+        tile_indices = VALUE_TO_INDEX[self._tile_values].astype(np.int8)
+        self._deals = tile_indices[permutation_table(len(tile_indices))]  # [tiles, tiles!]
         self._has_spare = self.rules.has_spare(n)
         self._encoder = VectorEncoder(self.rules, n)
-        self._return = self.rules.culprit_markers is CulpritMarkers.RETURN
-        self.state = VectorState.zeros(num_games, n)
-        self._round_start_scores = np.zeros((num_games, n), dtype=np.int64)
-        self._queue: np.ndarray | None = None  # forced deals [B, Q, tiles] as indices
-        self._queue_next = np.zeros(num_games, dtype=np.int64)
-        self._queue_len = np.zeros(num_games, dtype=np.int64)
+        self.state = VectorState.zeros(b, n)
+        self._round_start_scores = np.zeros((n, b), dtype=np.int64)
+        self._queue: np.ndarray | None = None  # forced deals [B, Q, tiles], tile indices
+        self._queue_next = np.zeros(b, dtype=np.int64)
+        self._queue_len = np.zeros(b, dtype=np.int64)
+        self._all = np.ones(b, dtype=bool)
         self._rng = np.random.default_rng(seed)
         self.round_results = self._empty_round_results()
-        self._reset_games(np.arange(num_games))
+        self._reset_games(self._all)
 
     # ----------------------------------------------------------------- queries
     @property
@@ -185,7 +196,7 @@ class VectorGame:
     def action_masks(self) -> np.ndarray:
         """bool[B, 10]: the legal actions of each game's current player."""
         st = self.state
-        return _LEGAL[4 * st.phase + st.unseen + 1]
+        return _LEGAL.take(4 * st.phase + st.unseen + 1, axis=0)
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """float32[B, 125]: the observation of ``seats[g]`` in game g (default: to act).
@@ -197,9 +208,9 @@ class VectorGame:
             seats = self.state.current
         else:
             seats = np.asarray(seats)
-            if seats.shape != (b,):
-                raise ValueError(f"seats must have shape ({b},), got {seats.shape}")
-            if seats.size and (seats.min() < 0 or seats.max() >= n):
+            if seats.shape != (b,) or not np.issubdtype(seats.dtype, np.integer):
+                raise ValueError(f"seats must be int[{b}], got {seats.dtype}{list(seats.shape)}")
+            if seats.min() < 0 or seats.max() >= n:
                 raise ValueError(f"seats must be in 0..{n - 1}")
             seats = seats.astype(np.int64, copy=False)
         if out is None:
@@ -210,10 +221,7 @@ class VectorGame:
 
     def scores(self) -> np.ndarray:
         """int64[B, n]: each seat's score count now (fewer is better)."""
-        st = self.state
-        if self.rules.scoring is Scoring.ALL_MARKERS:
-            return st.coloured + st.penalty
-        return st.penalty.copy()
+        return vr.scores(self.state, self.rules).T.copy()
 
     # ----------------------------------------------------------------- deals
     def reset(self, seed: int | None = None) -> None:
@@ -224,7 +232,7 @@ class VectorGame:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.round_results = self._empty_round_results()
-        self._reset_games(np.arange(self.num_games))
+        self._reset_games(self._all)
 
     def force_deals(self, deals: np.ndarray, games: np.ndarray | None = None) -> None:
         """Force the next deal(s) of ``games`` (bool[B]; default all).
@@ -246,7 +254,7 @@ class VectorGame:
                 f"deals must have shape ({b}, {t}) or ({b}, R, {t}) for a {self.rules.name} "
                 f"game of {self.num_players} players, got {np.shape(deals)}"
             )
-        chosen = np.ones(b, bool) if games is None else np.asarray(games, dtype=bool)
+        chosen = self._all if games is None else np.asarray(games, dtype=bool)
         if chosen.shape != (b,):
             raise ValueError(f"games must be bool[{b}], got shape {chosen.shape}")
         rows = np.flatnonzero(chosen)
@@ -260,7 +268,7 @@ class VectorGame:
             )
         q = deals.shape[1]
         if self._queue is None or self._queue.shape[1] < q:
-            grown = np.zeros((b, q, t), dtype=np.int64)
+            grown = np.zeros((b, q, t), dtype=np.int8)
             if self._queue is not None:
                 grown[:, : self._queue.shape[1]] = self._queue
             self._queue = grown
@@ -268,45 +276,42 @@ class VectorGame:
         self._queue_next[rows] = 0
         self._queue_len[rows] = q
 
-    def _deal(self, rows: np.ndarray) -> np.ndarray:
-        """Tile indices [k, tiles] of a new deal for each game in ``rows``."""
-        deal = self._rng.permuted(
-            np.broadcast_to(self._tile_indices, (len(rows), len(self._tile_indices))), axis=1
-        )
+    def _deal(self, games: np.ndarray) -> np.ndarray:
+        """int8[tiles, B]: a new deal (tile indices) for every game; used where ``games``."""
+        deal = self._deals.take(self._rng.integers(0, self._deals.shape[1], self.num_games), 1)
         if self._queue is not None:
-            nxt = self._queue_next[rows]
-            forced = np.flatnonzero(nxt < self._queue_len[rows])
+            forced = np.flatnonzero(games & (self._queue_next < self._queue_len))
             if forced.size:
-                fg = rows[forced]
-                deal[forced] = self._queue[fg, nxt[forced]]
-                self._queue_next[fg] += 1
+                deal[:, forced] = self._queue[forced, self._queue_next[forced]].T
+                self._queue_next[forced] += 1
         return deal
 
-    def _start_rounds(self, rows: np.ndarray) -> None:
-        """Deal the next round of games ``rows`` (their first player already set)."""
+    def _start_rounds(self, games: np.ndarray) -> None:
+        """Deal the next round of ``games`` (their first player already set)."""
         st, n = self.state, self.num_players
-        deal = self._deal(rows)
-        st.dealt[rows] = deal[:, :n]
-        st.suspects[rows] = deal[:, n : n + 3]
-        st.victim[rows] = deal[:, n + 3]
-        st.spare[rows] = deal[:, n + 4] if self._has_spare else -1
-        st.round[rows] += 1
-        st.unseen[rows] = -1
-        st.tampered[rows] = -1
-        st.accused[rows] = -1
-        st.num_accused[rows] = 0
-        st.phase[rows] = Phase.LOOK
-        st.current[rows] = st.first[rows]
+        deal = self._deal(games)
+        np.copyto(st.dealt, deal[:n], where=games)
+        np.copyto(st.suspects, deal[n : n + 3], where=games)
+        np.copyto(st.victim, deal[n + 3], where=games)
+        np.copyto(st.spare, deal[n + 4] if self._has_spare else -1, where=games)
+        st.round += games
+        np.copyto(st.unseen, -1, where=games)
+        np.copyto(st.tampered, -1, where=games)
+        np.copyto(st.accused, -1, where=games)
+        np.copyto(st.num_accused, 0, where=games)
+        np.copyto(st.phase, Phase.LOOK, where=games)
+        np.copyto(st.current, st.first, where=games)
 
-    def _reset_games(self, rows: np.ndarray) -> None:
-        st = self.state
-        st.coloured[rows] = self.rules.markers_per_player
-        st.penalty[rows] = 0
-        st.removed[rows] = 0
-        st.round[rows] = 0
-        st.first[rows] = 0
-        self._round_start_scores[rows] = self.rules.score(self.rules.markers_per_player, 0)
-        self._start_rounds(rows)
+    def _reset_games(self, games: np.ndarray) -> None:
+        st, rules = self.state, self.rules
+        np.copyto(st.coloured, rules.markers_per_player, where=games)
+        np.copyto(st.penalty, 0, where=games)
+        np.copyto(st.removed, 0, where=games)
+        np.copyto(st.round, 0, where=games)
+        np.copyto(st.first, 0, where=games)
+        start = rules.score(rules.markers_per_player, 0)
+        np.copyto(self._round_start_scores, start, where=games)
+        self._start_rounds(games)
 
     def _empty_round_results(self) -> RoundResults:
         b, n = self.num_games, self.num_players
@@ -331,56 +336,14 @@ class VectorGame:
         """
         b, n, st = self.num_games, self.num_players, self.state
         actions = np.asarray(actions)
-        if actions.shape != (b,):
-            raise ValueError(f"actions must have shape ({b},), got {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        if actions.shape != (b,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be int[{b}], got {actions.dtype}{list(actions.shape)}")
         actions = actions.astype(np.int64, copy=False)
         if active is not None:
             active = np.asarray(active, dtype=bool)
             if active.shape != (b,):
-                raise ValueError(f"active must have shape ({b},), got {active.shape}")
+                raise ValueError(f"active must be bool[{b}], got shape {active.shape}")
         self._check_legal(actions, active)
-
-        phase = st.phase
-        look = phase == Phase.LOOK
-        swap = phase == Phase.SWAP
-        accuse = phase == Phase.ACCUSE
-        if active is not None:
-            look &= active
-            swap &= active
-            accuse &= active
-
-        # Look: leave one slot unseen; the first player's two looks follow from it.
-        rows = np.flatnonzero(look)
-        st.unseen[rows] = actions[rows]
-        st.phase[rows] = Phase.SWAP if self.rules.victim_swap else Phase.ACCUSE
-
-        # Swap: keep (3) or exchange the victim with seen slot a - 4.
-        rows = np.flatnonzero(swap)
-        st.phase[rows] = Phase.ACCUSE
-        rows = rows[actions[rows] != 3]
-        if rows.size:
-            slot = actions[rows] - 4
-            old = st.suspects[rows, slot]
-            st.suspects[rows, slot] = st.victim[rows]
-            st.victim[rows] = old
-            st.tampered[rows] = slot
-
-        # Accuse: a marker on slot a - 7; the next seat then looks automatically.
-        rows = np.flatnonzero(accuse)
-        seat = st.current[rows]
-        k = st.num_accused[rows]
-        st.accused[rows, k] = actions[rows] - 7
-        st.coloured[rows, seat] -= 1
-        k += 1
-        st.num_accused[rows] = k
-        done = k == n
-        going = rows[~done]
-        nxt = seat[~done] + 1
-        nxt[nxt == n] = 0
-        st.current[going] = nxt
-
         result = StepResult(
             rewards=np.zeros((b, n), np.float32),
             round_ended=np.zeros(b, bool),
@@ -391,18 +354,31 @@ class VectorGame:
             ended_games=np.zeros(0, np.int64),
         )
         self.round_results.round_ended = result.round_ended
-        resolved = rows[done]
-        if resolved.size:
-            self._resolve(resolved, result)
+        acting = [st.phase == p for p in (Phase.LOOK, Phase.SWAP, Phase.ACCUSE)]
+        if active is not None:
+            acting = [games & active for games in acting]
+        looking, swapping, accusing = acting
+        if looking.any():
+            vr.look(st, actions, looking, self.rules.victim_swap)
+        if swapping.any():
+            vr.swap(st, actions, swapping)
+        if accusing.any():
+            complete = vr.accuse(st, actions - ACCUSE_0, accusing)
+            if complete.any():
+                self._end_rounds(complete, result)
         return result
 
     def _check_legal(self, actions: np.ndarray, active: np.ndarray | None) -> None:
         st = self.state
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = _LEGAL[4 * st.phase + st.unseen + 1, np.where(in_range, actions, 0)] & in_range
-        bad = ~legal if active is None else active & ~legal
-        if bad.any():
-            games = np.flatnonzero(bad)
+        code = (4 * st.phase + st.unseen + 1) * NUM_ACTIONS
+        code += np.where(in_range, actions, 0)
+        legal = _LEGAL_FLAT.take(code)
+        legal &= in_range
+        if active is not None:
+            legal |= ~active
+        if not legal.all():
+            games = np.flatnonzero(~legal)
             shown = games[:10]
             phases = [Phase(int(p)).name.lower() for p in st.phase[shown]]
             raise ValueError(
@@ -412,89 +388,60 @@ class VectorGame:
             )
 
     # ----------------------------------------------------------------- rounds
-    def _resolve(self, rows: np.ndarray, result: StepResult) -> None:
-        """Reveal, resolve and end-check the rounds of ``rows`` (all seats accused)."""
+    def _end_rounds(self, games: np.ndarray, result: StepResult) -> None:
+        """Resolve the complete rounds of ``games``, pay rewards, end or go on."""
         st, n, rules = self.state, self.num_players, self.rules
-        k = len(rows)
-        sus = st.suspects[rows]
-        numbered = sus > 0
-        lowest = np.where(numbered, sus, 99).argmin(axis=1)
-        highest = np.where(numbered, sus, -1).argmax(axis=1)
-        culprit = np.where((sus == FIVE).any(axis=1), lowest, highest)
+        culprit = vr.resolve(st, games, rules)
+        self._record_rounds(games, culprit)
+        result.round_ended |= games
 
-        accused = st.accused[rows]
-        first = st.first[rows]
-        seat_at = first[:, None] + np.arange(n)  # seat at each position of the round
-        seat_at[seat_at >= n] -= n
-        on_culprit = accused == culprit[:, None]
-        rows2 = rows[:, None]
-        if self._return:
-            st.coloured[rows2, seat_at] += on_culprit
-        else:
-            st.removed[rows2, seat_at] += on_culprit
-        games = np.arange(k)
-        for slot in range(3):
-            hit = accused == slot
-            size = hit.sum(axis=1)
-            top = seat_at[games, n - 1 - hit[:, ::-1].argmax(axis=1)]
-            st.penalty[rows, top] += np.where(culprit == slot, 0, size)
-
-        coloured, penalty = st.coloured[rows], st.penalty[rows]
-        rr = self.round_results
-        rr.number[rows] = st.round[rows]
-        rr.first_player[rows] = first
-        rr.suspects[rows] = INDEX_TO_VALUE[sus]
-        rr.culprit[rows] = culprit
-        rr.accused[rows] = accused
-        rr.coloured[rows] = coloured
-        rr.penalty[rows] = penalty
-
-        scores = coloured + penalty if rules.scoring is Scoring.ALL_MARKERS else penalty
+        rewards = result.rewards.T  # [n, B] view
+        scores = vr.scores(st, rules)
         if self.reward == "markers":
-            delta = scores - self._round_start_scores[rows]
-            result.rewards[rows] = delta.mean(axis=1, keepdims=True) - delta
-            self._round_start_scores[rows] = scores
-
-        over = (coloured == 0).any(axis=1)
-        if rules.end_markers_held is not None:
-            over |= (coloured + penalty >= rules.end_markers_held).any(axis=1)
-        if rules.end_penalty_held is not None:
-            over |= (penalty >= rules.end_penalty_held).any(axis=1)
-        cut = ~over & (st.round[rows] >= self.max_rounds)
+            delta = scores - self._round_start_scores
+            np.copyto(rewards, delta.mean(axis=0) - delta, where=games, casting="same_kind")
+            np.copyto(self._round_start_scores, scores, where=games)
+        over = vr.game_over(st, rules) & games
+        cut = games & ~over & (st.round >= self.max_rounds)
         ended = over | cut
-        result.round_ended[rows] = True
-        result.terminated[rows[over]] = True
-        result.truncated[rows[cut]] = True
-
-        better = (scores[:, None, :] < scores[:, :, None]).sum(axis=2)
+        result.terminated |= over
+        result.truncated |= cut
         if ended.any():
-            worse = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+            better, worse = vr.better_worse(scores)
             if self.reward == "outcome":
-                result.rewards[rows[over]] += (worse[over] - better[over]) / (n - 1)
-            result.final_scores[rows[ended]] = scores[ended]
-            result.final_ranks[rows[ended]] = 1 + better[ended]
+                np.copyto(rewards, (worse - better) / (n - 1), where=over, casting="same_kind")
+            np.copyto(result.final_scores.T, scores, where=ended)
+            np.copyto(result.final_ranks.T, better + 1, where=ended)
 
         # The core deals the next round unless the end check stopped the game, and a
-        # truncated game shows that new round: so do the same before snapshotting.
-        going = rows[~over]
-        nxt = st.first[going] + 1
+        # truncated game shows that new round: so do the same before the snapshot.
+        going = games & ~over
+        nxt = st.first + 1
         nxt[nxt == n] = 0
-        st.first[going] = nxt
+        np.copyto(st.first, nxt, where=going)
         self._start_rounds(going)
         if ended.any():
-            done = rows[ended]
-            result.ended_games = done
+            result.ended_games = np.flatnonzero(ended)
             if self.final_observations:
-                result.final_observations = self._snapshot(done, over[ended])
-            self._reset_games(done)
+                result.final_observations = self._snapshot(result.ended_games, over)
+            self._reset_games(ended)
 
-    def _snapshot(self, rows: np.ndarray, over: np.ndarray) -> np.ndarray:
-        """float32[k, n, 125]: every seat's observation of games ``rows`` now."""
-        n = self.num_players
-        snap = self.state.take(rows)
-        snap.phase[over] = OVER
-        out = np.empty((len(rows), n, OBS_SIZE), dtype=np.float32)
+    def _record_rounds(self, games: np.ndarray, culprit: np.ndarray) -> None:
+        st, rr = self.state, self.round_results
+        np.copyto(rr.number, st.round, where=games)
+        np.copyto(rr.first_player, st.first, where=games)
+        np.copyto(rr.suspects.T, INDEX_TO_VALUE[st.suspects], where=games)
+        np.copyto(rr.culprit, culprit, where=games)
+        np.copyto(rr.accused.T, st.accused, where=games)
+        np.copyto(rr.coloured.T, st.coloured, where=games)
+        np.copyto(rr.penalty.T, st.penalty, where=games)
+
+    def _snapshot(self, games: np.ndarray, over: np.ndarray) -> np.ndarray:
+        """float32[k, n, 125]: every seat's observation of ``games`` (indices) now."""
+        k, n = len(games), self.num_players
+        snap = self.state.take(games)
+        snap.phase[over[games]] = OVER
+        out = np.empty((n, k, OBS_SIZE), dtype=np.float32)
         for seat in range(n):
-            block = np.empty((len(rows), OBS_SIZE), dtype=np.float32)
-            out[:, seat] = self._encoder.encode(snap, np.full(len(rows), seat), block, keep=False)
-        return out
+            self._encoder.encode(snap, np.full(k, seat), out[seat], keep=False)
+        return out.transpose(1, 0, 2).copy()

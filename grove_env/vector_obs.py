@@ -44,21 +44,27 @@ class VectorEncoder:
         self.num_players = n = num_players
         self.has_spare = rules.has_spare(n)
         self.base = ObservationEncoder(rules, n).base
-        # Entries per row: dealt, received, [spare], 3 seen, victim, unseen, tampered,
-        # first, to act, phase, n accusations, n coloured, n penalty, round.
-        self.num_entries = 11 + int(self.has_spare) + 3 * n + 1
+        # The observation offset of each entry, in the order encode() fills them.
+        offsets = [OFF_DEALT, OFF_RECEIVED] + [OFF_SPARE] * self.has_spare
+        offsets += [OFF_SEEN + 8 * slot for slot in range(3)]
+        offsets += [OFF_VICTIM, OFF_UNSEEN, OFF_TAMPERED, OFF_FIRST, OFF_TO_ACT, OFF_PHASE]
+        offsets += [OFF_ACCUSATIONS + 3 * k for k in range(n)]
+        offsets += [OFF_COLOURED] * n + [OFF_PENALTY] * n + [OFF_ROUND]
+        self.offsets = np.array(offsets, dtype=np.intp)
         self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _buffers_for(self, b: int, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(index, value, row offset)`` work arrays for ``b`` rows (kept if ``keep``)."""
+        """``(index, value, first index)`` work arrays ``[entries, b]`` (kept if ``keep``).
+
+        ``first index`` holds each entry's flat position for the value 0 of its field.
+        """
         if b in self._buffers:
             return self._buffers[b]
-        idx = np.empty((self.num_entries, b), dtype=np.intp)
-        val = np.ones((self.num_entries, b), dtype=np.float32)
-        rows = np.arange(b, dtype=np.intp) * OBS_SIZE
+        start = self.offsets[:, None] + np.arange(b, dtype=np.intp) * OBS_SIZE
+        buffers = (np.empty_like(start), np.empty(start.shape, np.float32), start)
         if keep:
-            self._buffers[b] = (idx, val, rows)
-        return idx, val, rows
+            self._buffers[b] = buffers
+        return buffers
 
     def encode(
         self, st: VectorState, seats: np.ndarray, out: np.ndarray, keep: bool = True
@@ -69,55 +75,62 @@ class VectorEncoder:
         """
         n = self.num_players
         b = len(seats)
-        idx, val, row_off = self._buffers_for(b, keep)
+        idx, val, start = self._buffers_for(b, keep)
         games = np.arange(b)
-        nxt = seats + 1
-        nxt[nxt == n] = 0
-        pos = seats - st.first  # the seat's position in this round's order
-        pos[pos < 0] += n
         e = 0
 
-        def put(index: np.ndarray | int, value: np.ndarray | float | None = None) -> None:
+        def put(field: np.ndarray | int, value: np.ndarray | float = 1.0) -> None:
             nonlocal e
-            np.add(index, row_off, out=idx[e])
-            if value is not None:
-                val[e] = value
-            else:
-                val[e] = 1.0
+            np.add(start[e], field, out=idx[e])
+            val[e] = value
             e += 1
 
-        put(st.dealt[games, seats] + OFF_DEALT)
-        put(st.dealt[games, nxt] + OFF_RECEIVED)
+        own = seats * b
+        own += games
+        nxt = own + b
+        nxt[seats == n - 1] -= n * b
+        dealt = st.dealt.reshape(-1)
+        put(dealt.take(own))
+        put(dealt.take(nxt))
         if self.has_spare:
-            put(st.spare + OFF_SPARE)
+            put(st.spare)
         # Seen suspects: the first player's look, or the look after position pos - 1.
-        first_looked = st.unseen >= 0
+        pos = seats - st.first
+        pos[pos < 0] += n
         is_first = pos == 0
-        prev = st.accused[games, np.maximum(pos - 1, 0)]
-        later_looked = st.num_accused >= pos
+        looked = (st.num_accused >= pos) & (st.unseen >= 0)
+        skipped = st.accused.reshape(-1).take((pos - 1) * b + games)  # pos 0: ignored
+        skipped = np.where(is_first, st.unseen, skipped)
+        forgot = np.where(is_first, st.tampered, -1)
         for slot in range(3):
-            known_first = first_looked & (st.unseen != slot) & (st.tampered != slot)
-            known_later = later_looked & (prev != slot)
-            known = np.where(is_first, known_first, known_later)
-            put(st.suspects[:, slot] + (OFF_SEEN + 8 * slot), known)
-        put(st.victim + OFF_VICTIM, (st.tampered >= 0) & is_first)
-        put(np.maximum(st.unseen, 0) + OFF_UNSEEN, st.unseen >= 0)
-        put(np.maximum(st.tampered, 0) + OFF_TAMPERED, st.tampered >= 0)
-        put(((st.first - seats) % n) + OFF_FIRST)
-        put(((st.current - seats) % n) + OFF_TO_ACT, st.phase != OVER)
-        put(st.phase + OFF_PHASE)
+            put(st.suspects[slot], looked & (skipped != slot) & (forgot != slot))
+        put(st.victim, is_first & (st.tampered >= 0))
+        put(np.maximum(st.unseen, 0), st.unseen >= 0)
+        put(np.maximum(st.tampered, 0), st.tampered >= 0)
+        rel = st.first - seats
+        rel[rel < 0] += n
+        put(rel)
+        rel = st.current - seats
+        rel[rel < 0] += n
+        put(rel, st.phase != OVER)
+        put(st.phase)
         for k in range(n):
-            put(np.maximum(st.accused[:, k], 0) + (OFF_ACCUSATIONS + 3 * k), st.num_accused > k)
-        order = seats[:, None] + np.arange(n)
-        order[order >= n] -= n
-        coloured = st.coloured[games[:, None], order].T / COUNT_SCALE
-        penalty = st.penalty[games[:, None], order].T / COUNT_SCALE
-        for r in range(n):
-            put(OFF_COLOURED + r, coloured[r])
-        for r in range(n):
-            put(OFF_PENALTY + r, penalty[r])
-        put(OFF_ROUND, (st.round - 1) / ROUND_SCALE)
-        assert e == self.num_entries
+            put(np.maximum(st.accused[k], 0), st.num_accused > k)
+        # Counts of absolute seat x go to relative seat (x - seat) % n.
+        rels = []
+        for x in range(n):
+            rel = x - seats
+            rel[rel < 0] += n
+            rels.append(rel)
+        for counts in (st.coloured, st.penalty):
+            for x in range(n):
+                np.add(start[e], rels[x], out=idx[e])
+                np.divide(counts[x], COUNT_SCALE, out=val[e], casting="same_kind")
+                e += 1
+        np.add(start[e], 0, out=idx[e])
+        np.divide(st.round - 1, ROUND_SCALE, out=val[e], casting="same_kind")
+        e += 1
+        assert e == len(self.offsets)
         out[:] = self.base
         out.reshape(-1)[idx] = val
         return out

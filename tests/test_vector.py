@@ -211,7 +211,7 @@ def test_random_play_invariants(rules: str, n: int, reward: str) -> None:
         st = vg.state
         held = st.coloured + st.penalty + st.removed
         placed = st.num_accused
-        assert (held.sum(axis=1) + placed == total).all()
+        assert (held.sum(axis=0) + placed == total).all()
         done = result.terminated | result.truncated
         assert not (result.terminated & result.truncated).any()
         assert (st.round[done] == 1).all() and (vg.current_player[done] == 0).all()
@@ -229,7 +229,7 @@ def test_force_deals_queue_and_validation() -> None:
     vg.force_deals(deals, games=np.array([True, False]))
     vg.reset()
     st = vg.state
-    assert st.dealt[0].tolist() == [[0, 2, 3, 4, 5, 6, 7, 8].index(t) for t in deals[0, 0, :2]]
+    assert st.dealt[:, 0].tolist() == [[0, 2, 3, 4, 5, 6, 7, 8].index(t) for t in deals[0, 0, :2]]
     with pytest.raises(ValueError, match="permutation"):
         vg.force_deals(np.array([[2, 2, 3, 4, 5, 6, 7]] * 2))
     with pytest.raises(ValueError, match="shape"):
