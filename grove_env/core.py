@@ -118,9 +118,12 @@ class Game:
     def check_deal(self, deal: Sequence[int]) -> tuple[int, ...]:
         """Return ``deal`` as a tuple if it is a permutation of this table's tiles."""
         try:
-            tiles = tuple(int(t) for t in deal)
+            given = list(deal)
+            tiles = tuple(int(t) for t in given)
         except (TypeError, ValueError):
             raise ValueError(f"a deal is a sequence of ints, got {deal!r}") from None
+        if any(t != g for t, g in zip(tiles, given)):  # int() would truncate 3.9, read "3"
+            raise ValueError(f"a deal is a sequence of ints, got {deal!r}")
         need = len(self._tiles)
         if len(tiles) != need:
             raise ValueError(
