@@ -515,6 +515,9 @@ BAD_DEALS = {
     "not numbers": ("classic", 2, ["a", 3, 4, 5, 6, 7]),
     "not a sequence": ("classic", 2, 5),
     "None in it": ("classic", 2, [None, 3, 4, 5, 6, 7]),
+    "a string of digits": ("classic", 2, "034567"),
+    "digit strings": ("classic", 2, ["0", "3", "4", "5", "6", "7"]),
+    "a fractional tile": ("classic", 2, [0, 3.9, 4, 5, 6, 7]),
 }
 
 
