@@ -303,14 +303,10 @@ class VectorGame:
         np.copyto(st.current, st.first, where=games)
 
     def _reset_games(self, games: np.ndarray) -> None:
-        st, rules = self.state, self.rules
-        np.copyto(st.coloured, rules.markers_per_player, where=games)
-        np.copyto(st.penalty, 0, where=games)
-        np.copyto(st.removed, 0, where=games)
+        st = self.state
+        self._reset_counts(np.flatnonzero(games))
         np.copyto(st.round, 0, where=games)
         np.copyto(st.first, 0, where=games)
-        start = rules.score(rules.markers_per_player, 0)
-        np.copyto(self._round_start_scores, start, where=games)
         self._start_rounds(games)
 
     def _empty_round_results(self) -> RoundResults:
@@ -353,7 +349,6 @@ class VectorGame:
             final_ranks=np.zeros((b, n), np.int64),
             ended_games=np.zeros(0, np.int64),
         )
-        self.round_results.round_ended = result.round_ended
         acting = [st.phase == p for p in (Phase.LOOK, Phase.SWAP, Phase.ACCUSE)]
         if active is not None:
             acting = [games & active for games in acting]
@@ -366,6 +361,7 @@ class VectorGame:
             complete = vr.accuse(st, actions - ACCUSE_0, accusing)
             if complete.any():
                 self._end_rounds(complete, result)
+        self.round_results.round_ended = result.round_ended
         return result
 
     def _check_legal(self, actions: np.ndarray, active: np.ndarray | None) -> None:
@@ -389,59 +385,90 @@ class VectorGame:
 
     # ----------------------------------------------------------------- rounds
     def _end_rounds(self, games: np.ndarray, result: StepResult) -> None:
-        """Resolve the complete rounds of ``games``, pay rewards, end or go on."""
+        """Resolve the complete rounds of ``games``, pay rewards, then deal again: the
+        next round, or the first round of a new game where the game ended."""
         st, n, rules = self.state, self.num_players, self.rules
         culprit = vr.resolve(st, games, rules)
         self._record_rounds(games, culprit)
-        result.round_ended |= games
-
-        rewards = result.rewards.T  # [n, B] view
+        result.round_ended = games
         scores = vr.scores(st, rules)
         if self.reward == "markers":
             delta = scores - self._round_start_scores
+            rewards = result.rewards.T  # [n, B] view
             np.copyto(rewards, delta.mean(axis=0) - delta, where=games, casting="same_kind")
             np.copyto(self._round_start_scores, scores, where=games)
-        over = vr.game_over(st, rules) & games
+        over = vr.game_over(st, rules)
+        over &= games
         cut = games & ~over & (st.round >= self.max_rounds)
-        ended = over | cut
-        result.terminated |= over
-        result.truncated |= cut
-        if ended.any():
-            better, worse = vr.better_worse(scores)
-            if self.reward == "outcome":
-                np.copyto(rewards, (worse - better) / (n - 1), where=over, casting="same_kind")
-            np.copyto(result.final_scores.T, scores, where=ended)
-            np.copyto(result.final_ranks.T, better + 1, where=ended)
-
-        # The core deals the next round unless the end check stopped the game, and a
-        # truncated game shows that new round: so do the same before the snapshot.
-        going = games & ~over
+        result.terminated, result.truncated = over, cut
+        ended = np.flatnonzero(over | cut)
+        if ended.size:
+            self._finish_games(ended, over[ended], scores[:, ended], result)
         nxt = st.first + 1
         nxt[nxt == n] = 0
-        np.copyto(st.first, nxt, where=going)
-        self._start_rounds(going)
-        if ended.any():
-            result.ended_games = np.flatnonzero(ended)
-            if self.final_observations:
-                result.final_observations = self._snapshot(result.ended_games, over)
-            self._reset_games(ended)
+        np.copyto(st.first, nxt, where=games & ~over)
+        # A finished game restarts from round 1 with seat 0 first; a truncated one
+        # first shows its next round (as the core deals it) in its final observation.
+        st.first[ended[over[ended]]] = 0
+        st.round[ended[over[ended]]] = 0
+        self._start_rounds(games)
+        if ended.size:
+            cut_games = ended[~over[ended]]
+            if self.final_observations and cut_games.size:
+                assert result.final_observations is not None
+                at = np.flatnonzero(~over[ended])
+                result.final_observations[at] = self._snapshot(cut_games)
+            self._reset_counts(ended)
+            st.round[cut_games] = 1
+            st.first[cut_games] = 0
+            st.current[cut_games] = 0
+
+    def _finish_games(
+        self, ended: np.ndarray, over: np.ndarray, scores: np.ndarray, result: StepResult
+    ) -> None:
+        """Final scores, ranks, outcome rewards (and observations) of games ``ended``;
+        ``over`` marks those that the end check stopped, ``scores`` is int64[n, k]."""
+        n = self.num_players
+        better, worse = vr.better_worse(scores)
+        result.ended_games = ended
+        result.final_scores[ended] = scores.T
+        result.final_ranks[ended] = better.T + 1
+        if self.reward == "outcome":
+            result.rewards[ended[over]] = ((worse - better) / (n - 1)).T[over]
+        if self.final_observations:
+            result.final_observations = np.zeros((len(ended), n, OBS_SIZE), np.float32)
+            if over.any():
+                snap = self.state.take(ended[over])
+                snap.phase[:] = OVER
+                result.final_observations[over] = self._snapshot(ended[over], snap)
+
+    def _reset_counts(self, games: np.ndarray) -> None:
+        """Every seat's markers back to the start for ``games`` (indices)."""
+        st, rules = self.state, self.rules
+        st.coloured[:, games] = rules.markers_per_player
+        st.penalty[:, games] = 0
+        st.removed[:, games] = 0
+        self._round_start_scores[:, games] = rules.score(rules.markers_per_player, 0)
 
     def _record_rounds(self, games: np.ndarray, culprit: np.ndarray) -> None:
-        st, rr = self.state, self.round_results
-        np.copyto(rr.number, st.round, where=games)
-        np.copyto(rr.first_player, st.first, where=games)
-        np.copyto(rr.suspects.T, INDEX_TO_VALUE[st.suspects], where=games)
-        np.copyto(rr.culprit, culprit, where=games)
-        np.copyto(rr.accused.T, st.accused, where=games)
-        np.copyto(rr.coloured.T, st.coloured, where=games)
-        np.copyto(rr.penalty.T, st.penalty, where=games)
+        st = self.state
+        self.round_results = RoundResults(
+            round_ended=games,
+            number=st.round.copy(),
+            first_player=st.first.copy(),
+            suspects=INDEX_TO_VALUE.take(st.suspects).T,
+            culprit=culprit,
+            accused=st.accused.copy().T,
+            coloured=st.coloured.copy().T,
+            penalty=st.penalty.copy().T,
+        )
 
-    def _snapshot(self, games: np.ndarray, over: np.ndarray) -> np.ndarray:
-        """float32[k, n, 125]: every seat's observation of ``games`` (indices) now."""
+    def _snapshot(self, games: np.ndarray, snap: VectorState | None = None) -> np.ndarray:
+        """float32[k, n, 125]: every seat's observation of ``games`` (indices) now, or
+        of the copied state ``snap`` of those games."""
         k, n = len(games), self.num_players
-        snap = self.state.take(games)
-        snap.phase[over[games]] = OVER
+        snap = self.state.take(games) if snap is None else snap
         out = np.empty((n, k, OBS_SIZE), dtype=np.float32)
         for seat in range(n):
             self._encoder.encode(snap, np.full(k, seat), out[seat], keep=False)
-        return out.transpose(1, 0, 2).copy()
+        return out.transpose(1, 0, 2)

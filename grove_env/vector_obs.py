@@ -44,24 +44,43 @@ class VectorEncoder:
         self.num_players = n = num_players
         self.has_spare = rules.has_spare(n)
         self.base = ObservationEncoder(rules, n).base
-        # The observation offset of each entry, in the order encode() fills them.
-        offsets = [OFF_DEALT, OFF_RECEIVED] + [OFF_SPARE] * self.has_spare
-        offsets += [OFF_SEEN + 8 * slot for slot in range(3)]
-        offsets += [OFF_VICTIM, OFF_UNSEEN, OFF_TAMPERED, OFF_FIRST, OFF_TO_ACT, OFF_PHASE]
-        offsets += [OFF_ACCUSATIONS + 3 * k for k in range(n)]
-        offsets += [OFF_COLOURED] * n + [OFF_PENALTY] * n + [OFF_ROUND]
+        # Entries in the order encode() fills them: (name, observation offsets).
+        spare = [OFF_SPARE] if self.has_spare else []
+        layout = [
+            ("tiles", [OFF_DEALT, OFF_RECEIVED, *spare]),
+            ("seen", [OFF_SEEN + 8 * slot for slot in range(3)]),
+            ("victim", [OFF_VICTIM]),
+            ("marks", [OFF_UNSEEN, OFF_TAMPERED]),
+            ("first", [OFF_FIRST]),
+            ("to_act", [OFF_TO_ACT]),
+            ("phase", [OFF_PHASE]),
+            ("accusations", [OFF_ACCUSATIONS + 3 * k for k in range(n)]),
+            ("counts", [OFF_COLOURED] * n + [OFF_PENALTY] * n),
+            ("round", [OFF_ROUND]),
+        ]
+        self.rows: dict[str, slice] = {}
+        offsets: list[int] = []
+        for name, offs in layout:
+            self.rows[name] = slice(len(offsets), len(offsets) + len(offs))
+            offsets += offs
         self.offsets = np.array(offsets, dtype=np.intp)
-        self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._positions = np.arange(n)[:, None]
+        self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def _buffers_for(self, b: int, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(index, value, first index)`` work arrays ``[entries, b]`` (kept if ``keep``).
+    def _buffers_for(
+        self, b: int, keep: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(field, value, index, start)`` work arrays ``[entries, b]`` (kept if ``keep``).
 
-        ``first index`` holds each entry's flat position for the value 0 of its field.
+        An entry's flat index in the output is ``start + field``: ``start`` is the flat
+        position of the field's block in its row. Entries whose value is always 1 keep
+        it from one call to the next.
         """
         if b in self._buffers:
             return self._buffers[b]
         start = self.offsets[:, None] + np.arange(b, dtype=np.intp) * OBS_SIZE
-        buffers = (np.empty_like(start), np.empty(start.shape, np.float32), start)
+        field = np.zeros_like(start)
+        buffers = (field, np.ones(start.shape, np.float32), np.empty_like(start), start)
         if keep:
             self._buffers[b] = buffers
         return buffers
@@ -75,62 +94,72 @@ class VectorEncoder:
         """
         n = self.num_players
         b = len(seats)
-        idx, val, start = self._buffers_for(b, keep)
+        field, value, index, start = self._buffers_for(b, keep)
+        rows = self.rows
         games = np.arange(b)
-        e = 0
 
-        def put(field: np.ndarray | int, value: np.ndarray | float = 1.0) -> None:
-            nonlocal e
-            np.add(start[e], field, out=idx[e])
-            val[e] = value
-            e += 1
-
+        tiles = field[rows["tiles"]]
+        dealt = st.dealt.reshape(-1)
         own = seats * b
         own += games
-        nxt = own + b
-        nxt[seats == n - 1] -= n * b
-        dealt = st.dealt.reshape(-1)
-        put(dealt.take(own))
-        put(dealt.take(nxt))
+        np.take(dealt, own, out=tiles[0])
+        own += b
+        own[seats == n - 1] -= n * b
+        np.take(dealt, own, out=tiles[1])
         if self.has_spare:
-            put(st.spare)
+            tiles[2] = st.spare
+
         # Seen suspects: the first player's look, or the look after position pos - 1.
         pos = seats - st.first
         pos[pos < 0] += n
         is_first = pos == 0
-        looked = (st.num_accused >= pos) & (st.unseen >= 0)
+        looked = st.num_accused >= pos
+        looked &= st.unseen >= 0
         skipped = st.accused.reshape(-1).take((pos - 1) * b + games)  # pos 0: ignored
-        skipped = np.where(is_first, st.unseen, skipped)
+        np.copyto(skipped, st.unseen, where=is_first)
         forgot = np.where(is_first, st.tampered, -1)
-        for slot in range(3):
-            put(st.suspects[slot], looked & (skipped != slot) & (forgot != slot))
-        put(st.victim, is_first & (st.tampered >= 0))
-        put(np.maximum(st.unseen, 0), st.unseen >= 0)
-        put(np.maximum(st.tampered, 0), st.tampered >= 0)
-        rel = st.first - seats
-        rel[rel < 0] += n
-        put(rel)
-        rel = st.current - seats
-        rel[rel < 0] += n
-        put(rel, st.phase != OVER)
-        put(st.phase)
-        for k in range(n):
-            put(np.maximum(st.accused[k], 0), st.num_accused > k)
+        field[rows["seen"]] = st.suspects
+        known = value[rows["seen"]]
+        np.not_equal(skipped, _SLOTS, out=known)
+        known *= forgot != _SLOTS
+        known *= looked
+
+        field[rows["victim"]] = st.victim
+        np.logical_and(is_first, st.tampered >= 0, out=value[rows["victim"]])
+        marks = field[rows["marks"]]
+        marks[0] = st.unseen
+        marks[1] = st.tampered
+        np.greater_equal(marks, 0, out=value[rows["marks"]])
+        np.maximum(marks, 0, out=marks)
+
+        first = field[rows["first"]][0]
+        np.subtract(st.first, seats, out=first)
+        first[first < 0] += n
+        to_act = field[rows["to_act"]][0]
+        np.subtract(st.current, seats, out=to_act)
+        to_act[to_act < 0] += n
+        np.not_equal(st.phase, OVER, out=value[rows["to_act"]][0])
+        field[rows["phase"]] = st.phase
+
+        accusations = field[rows["accusations"]]
+        np.maximum(st.accused, 0, out=accusations)
+        np.greater(st.num_accused, self._positions, out=value[rows["accusations"]])
+
         # Counts of absolute seat x go to relative seat (x - seat) % n.
-        rels = []
-        for x in range(n):
-            rel = x - seats
-            rel[rel < 0] += n
-            rels.append(rel)
-        for counts in (st.coloured, st.penalty):
-            for x in range(n):
-                np.add(start[e], rels[x], out=idx[e])
-                np.divide(counts[x], COUNT_SCALE, out=val[e], casting="same_kind")
-                e += 1
-        np.add(start[e], 0, out=idx[e])
-        np.divide(st.round - 1, ROUND_SCALE, out=val[e], casting="same_kind")
-        e += 1
-        assert e == len(self.offsets)
+        counts = field[rows["counts"]]
+        rel = counts[:n]
+        np.subtract(self._positions, seats, out=rel)
+        rel[rel < 0] += n
+        counts[n:] = rel
+        both = value[rows["counts"]]
+        np.divide(st.coloured, COUNT_SCALE, out=both[:n], casting="same_kind")
+        np.divide(st.penalty, COUNT_SCALE, out=both[n:], casting="same_kind")
+        np.divide(st.round - 1, ROUND_SCALE, out=value[rows["round"]][0], casting="same_kind")
+
+        np.add(start, field, out=index)
         out[:] = self.base
-        out.reshape(-1)[idx] = val
+        out.reshape(-1)[index] = value
         return out
+
+
+_SLOTS = np.arange(3)[:, None]

@@ -7,11 +7,15 @@ Each function applies one step of RULES.md to the games selected by a boolean ma
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 import numpy as np
 
 from grove_env.actions import KEEP, SWAP_0, Phase
+from grove_env.core import culprit_slot
 from grove_env.rules import CulpritMarkers, RuleSet, Scoring
-from grove_env.vector_state import FIVE, VectorState
+from grove_env.vector_state import INDEX_TO_VALUE, VectorState
 
 
 def look(st: VectorState, actions: np.ndarray, games: np.ndarray, victim_swap: bool) -> None:
@@ -52,22 +56,56 @@ def accuse(st: VectorState, slots: np.ndarray, games: np.ndarray) -> np.ndarray:
     return complete
 
 
+@functools.cache
+def culprit_table() -> np.ndarray:
+    """int64[8 ** 3]: the culprit's slot for suspect tile indices ``(a, b, c)`` at
+    ``64 a + 8 b + c``, from :func:`grove_env.core.culprit_slot` (0 where all are blank).
+    """
+    table = np.zeros(8**3, dtype=np.int64)
+    for code, triple in enumerate(itertools.product(INDEX_TO_VALUE.tolist(), repeat=3)):
+        if any(triple):
+            table[code] = culprit_slot(triple)
+    return table
+
+
 def culprit_slots(suspects: np.ndarray) -> np.ndarray:
     """int64[B]: the culprit's slot for suspects ``[3, B]`` of tile indices.
-
-    With a 5 among them the lowest-numbered suspect, otherwise the highest-numbered;
-    the blank/X (index 0) never. Numbered tiles are distinct, so no ties matter.
 
     >>> culprit_slots(np.array([[2, 2, 0], [4, 5, 0], [7, 7, 1]]))  # 3,5,8 3,6,8 0,0,2
     array([0, 2, 2])
     """
-    low = np.where(suspects > 0, suspects, 99)
-    lowest = (low[1] < low[0]).astype(np.int64)
-    lowest[low[2] < np.minimum(low[0], low[1])] = 2
-    highest = (suspects[1] > suspects[0]).astype(np.int64)
-    highest[suspects[2] > np.maximum(suspects[0], suspects[1])] = 2
-    five = (suspects == FIVE).any(axis=0)
-    return np.where(five, lowest, highest)
+    code = suspects[0] * 64
+    code += suspects[1] * 8
+    code += suspects[2]
+    return culprit_table().take(code)
+
+
+@functools.cache
+def resolution_table(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """What each seat gets from every possible complete round, as two int8[n, K + 1]:
+    the penalty markers it receives, and its markers found under the culprit.
+
+    Round key ``(accusations * 3 + culprit) * n + first``, where ``accusations`` is
+    the accused slots in base 3 (position ``k`` of the round is digit ``k``, played by
+    seat ``(first + k) % n``); the last column ``K`` is a round that gives nothing.
+    """
+    n = num_players
+    keys = 3**n * 3 * n
+    penalty = np.zeros((n, keys + 1), dtype=np.int8)
+    culprit_markers = np.zeros((n, keys + 1), dtype=np.int8)
+    for code in range(3**n):
+        accused = [code // 3**k % 3 for k in range(n)]
+        for culprit in range(3):
+            for first in range(n):
+                key = (code * 3 + culprit) * n + first
+                for slot in range(3):
+                    stack = [(first + k) % n for k in range(n) if accused[k] == slot]
+                    if slot == culprit:
+                        for owner in stack:
+                            culprit_markers[owner, key] += 1
+                    elif stack:  # the whole stack to the owner of its top marker
+                        penalty[stack[-1], key] += len(stack)
+    return penalty, culprit_markers
 
 
 def resolve(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
@@ -78,29 +116,20 @@ def resolve(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
     """
     n = len(st.coloured)
     culprit = culprit_slots(st.suspects)
-    size = np.zeros((3, len(culprit)), dtype=np.int64)
-    top = np.zeros((3, len(culprit)), dtype=np.int64)  # position of each stack's top
-    for k in range(n):
-        for slot in range(3):
-            hit = st.accused[k] == slot
-            size[slot] += hit
-            top[slot][hit] = k
-    for slot in range(3):
-        size[slot][culprit == slot] = 0  # the culprit's stack is no penalty
-    size *= games
-    on_culprit = st.accused == culprit
-    on_culprit &= games
+    key = st.accused[n - 1].copy()
+    for k in range(n - 2, -1, -1):
+        key *= 3
+        key += st.accused[k]
+    key *= 3
+    key += culprit
+    key *= n
+    key += st.first
+    penalty, culprit_markers = resolution_table(n)
+    np.copyto(key, penalty.shape[1] - 1, where=~games)
     back = st.coloured if rules.culprit_markers is CulpritMarkers.RETURN else st.removed
-    pos = st.first * -1  # position of seat 0 in the round: (0 - first) % n
-    pos[pos < 0] += n
-    flat = on_culprit.reshape(-1)
-    at = np.arange(len(culprit))
     for seat in range(n):
-        back[seat] += flat.take(pos * len(culprit) + at)
-        for slot in range(3):
-            st.penalty[seat] += np.where(top[slot] == pos, size[slot], 0)
-        pos += 1
-        pos[pos == n] = 0
+        st.penalty[seat] += penalty[seat].take(key)
+        back[seat] += culprit_markers[seat].take(key)
     return culprit
 
 
