@@ -15,7 +15,10 @@ only make the inputs, no expected value depends on a random stream.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,3 +248,15 @@ def test_observe_arguments() -> None:
         vg.observe(np.array([0, 2, 0]))
     with pytest.raises(ValueError, match="out"):
         vg.observe(out=np.empty((3, 125), np.float64))
+
+
+def test_benchmark_script_runs() -> None:
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "vector_throughput.py"
+    args = ["--seconds", "0.02", "--repeats", "1", "--batch-sizes", "1,16", "--players", "3"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "| 16 |" in done.stdout and "grove_v0" in done.stdout and "Memory at B = 16" in done.stdout
+    )

@@ -1,0 +1,214 @@
+"""Decisions per second of the batched engine beside grove_v0, and its memory.
+
+Random legal play in both: the batched engine picks, in every game at once, the
+largest of uniform random keys among the legal actions (``argmax(keys * mask)``);
+grove_v0 (``grove_v0.env()``, wrappers included) picks uniformly among the legal
+actions of ``env.last()``'s mask, one game after another, resetting finished games.
+A decision is one action of one player in one game.
+
+Two columns for the engine: ``engine`` times masks, choice and ``step``; ``+ observe``
+adds ``observe(out=...)`` of the player to act every step, as a training loop would
+(grove_v0's ``last()`` always builds the observation, so that column is the like for
+like comparison). Each measurement runs for ``--seconds``; every repeat measures
+grove_v0 and each batch size in turn, so that load from other processes falls on
+all of them alike, and the table shows medians over ``--repeats``.
+
+Memory at the largest batch size is measured in a fresh subprocess that imports only
+the engine, builds a ``VectorGame`` and plays a few rounds with observations:
+``tracemalloc`` peak (NumPy reports its array buffers to tracemalloc, so this is the
+engine's own allocations) and the growth of ``ru_maxrss`` (the process's peak
+resident memory) over the baseline after imports; the process's whole peak RSS is
+shown too.
+
+Usage::
+
+    python benchmarks/vector_throughput.py --rules classic --players 4 --seconds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+from grove_env.observation import OBS_SIZE
+from grove_env.vector import VectorGame
+
+BATCH_SIZES = (1, 64, 1024, 4096, 8192)
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator, keys: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks`` (bool[B, 10])."""
+    rng.random(out=keys, dtype=np.float32)
+    keys *= masks
+    return keys.argmax(axis=1)
+
+
+def measure_vector(
+    num_games: int, rules: str, players: int, seconds: float, observe: bool, seed: int = 0
+) -> float:
+    """Decisions per second of random legal play in ``num_games`` games at once."""
+    vg = VectorGame(num_games, rules, players, seed=seed)
+    rng = np.random.default_rng(seed)
+    keys = np.empty((num_games, 10), dtype=np.float32)
+    out = np.empty((num_games, OBS_SIZE), dtype=np.float32)
+    for _ in range(2 * (players + 2)):  # warm up: work arrays, a few round ends
+        vg.step(random_actions(vg.action_masks(), rng, keys))
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(players + 2):  # whole rounds, so round ends count fairly
+            if observe:
+                vg.observe(out=out)
+            vg.step(random_actions(vg.action_masks(), rng, keys))
+        steps += players + 2
+        now = time.perf_counter()
+        if now >= deadline:
+            return steps * num_games / (now - start)
+
+
+def measure_aec(rules: str, players: int, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of random legal play through ``grove_v0.env()``."""
+    from grove_env import grove_v0  # here, so that the memory subprocess never loads it
+
+    env = grove_v0.env(num_players=players, rules=rules)
+    env.reset(seed=seed)
+    pick = random.Random(seed)
+    decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(200):
+            _, _, terminated, truncated, _ = last = env.last()
+            if terminated or truncated:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            legal = np.flatnonzero(last[0]["action_mask"])
+            env.step(int(legal[pick.randrange(len(legal))]))
+            decisions += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return decisions / (now - start)
+
+
+def _status_mb(field: str) -> float:
+    """A memory line of /proc/self/status (Linux), in MB; NaN elsewhere."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def measure_memory(num_games: int, rules: str, players: int) -> dict[str, float]:
+    """In this process: the engine's tracemalloc peak and peak RSS growth, in MB.
+
+    The growth is the peak resident size during the run (``VmHWM``, reset first
+    through ``/proc/self/clear_refs`` where Linux allows; else ``ru_maxrss``) minus
+    the resident size before it.
+    """
+    rss_before = _status_mb("VmRSS")
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")  # reset the peak resident size to the current one
+    except OSError:
+        pass
+    tracemalloc.start()
+    vg = VectorGame(num_games, rules, players, seed=0)
+    rng = np.random.default_rng(0)
+    keys = np.empty((num_games, 10), dtype=np.float32)
+    for _ in range(5 * (players + 2)):
+        vg.observe()
+        vg.step(random_actions(vg.action_masks(), rng, keys))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    peak_rss = _status_mb("VmHWM")
+    if peak_rss != peak_rss:  # NaN: no /proc, fall back to the process's peak
+        peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {
+        "tracemalloc_peak_mb": peak / 2**20,
+        "rss_before_mb": rss_before,
+        "peak_rss_mb": peak_rss,
+        "peak_rss_growth_mb": peak_rss - rss_before,
+    }
+
+
+def memory_in_subprocess(num_games: int, rules: str, players: int) -> dict[str, float]:
+    """:func:`measure_memory` in a fresh interpreter (so earlier runs don't count)."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from vector_throughput import measure_memory;"
+        "print(json.dumps(measure_memory(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))))"
+    )
+    here = os.path.dirname(os.path.abspath(__file__))
+    args = [sys.executable, "-c", code, here, str(num_games), rules, str(players)]
+    done = subprocess.run(args, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(args: argparse.Namespace) -> str:
+    """Measure everything and return the report as Markdown."""
+    sizes = [int(b) for b in args.batch_sizes.split(",")]
+    aec: list[float] = []
+    engine: dict[int, list[float]] = {b: [] for b in sizes}
+    with_obs: dict[int, list[float]] = {b: [] for b in sizes}
+    load = os.getloadavg()[0]
+    for repeat in range(args.repeats):
+        aec.append(measure_aec(args.rules, args.players, args.seconds, seed=repeat))
+        for b in sizes:
+            engine[b].append(measure_vector(b, args.rules, args.players, args.seconds, False))
+            with_obs[b].append(measure_vector(b, args.rules, args.players, args.seconds, True))
+    base = statistics.median(aec)
+    lines = [
+        f"{args.rules}, {args.players} players, random legal play; median of {args.repeats} "
+        f"runs of {args.seconds:g} s; {os.cpu_count()} CPUs, load average "
+        f"{load:.1f} at start, {os.getloadavg()[0]:.1f} at end",
+        "",
+        "| games B | engine decisions/s | x grove_v0 | + observe decisions/s | x grove_v0 |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for b in sizes:
+        e, o = statistics.median(engine[b]), statistics.median(with_obs[b])
+        lines.append(f"| {b} | {e:,.0f} | {e / base:,.1f} | {o:,.0f} | {o / base:,.1f} |")
+    lines.append(f"| grove_v0 `env()` | {base:,.0f} | 1.0 | | |")
+    if not args.no_memory:
+        big = max(sizes)
+        mem = memory_in_subprocess(big, args.rules, args.players)
+        lines += [
+            "",
+            f"Memory at B = {big} (fresh process, engine only): tracemalloc peak "
+            f"{mem['tracemalloc_peak_mb']:.1f} MB, peak RSS growth "
+            f"{mem['peak_rss_growth_mb']:.1f} MB (process: {mem['rss_before_mb']:.1f} MB "
+            f"after imports, peak {mem['peak_rss_mb']:.1f} MB).",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="classic", choices=["classic", "revised"])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)))
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory run")
+    print(run(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    main()
