@@ -4,7 +4,8 @@ A :class:`VectorGame` holds B independent games of one rule set and table size a
 plays one decision in each of them per :meth:`VectorGame.step`, with no Python loop
 over games (the loops left run over the at most 5 seats or 3 suspect slots). It
 follows :class:`grove_env.core.Game` move for move and :mod:`grove_env.grove_v0`
-reward for reward; ``tests/test_vector.py`` checks that on thousands of games.
+observation, mask and reward for reward; ``tests/test_vector.py`` checks that on
+thousands of games of every rule set and player count.
 
 =====================  ==========================================================
 ``current_player``     int64[B], the seat to act in each game
@@ -13,9 +14,20 @@ reward for reward; ``tests/test_vector.py`` checks that on thousands of games.
                        (default: the seat to act), as ``ObservationEncoder.encode``
 ``step(actions)``      plays ``actions[g]`` in every (active) game, returns a
                        :class:`StepResult`; finished games are reset at once
-``round_results``      :class:`RoundResults` of the rounds that ended in the last step
+``round_results``      :class:`RoundResults` of the rounds resolved by the last step
 ``force_deals(deals)`` the next deal(s) of chosen games, for tests
+``state``              the :class:`~grove_env.vector_state.VectorState` (read only)
 =====================  ==========================================================
+
+Rewards are those of grove_v0, per seat and step: ``outcome`` pays
+(seats ranked worse - seats ranked better) / (n - 1) when the end check stops a
+game; ``markers`` pays, at each round's end, minus the change of each seat's score
+count, centred. A game still running after ``max_rounds`` rounds is truncated and pays
+no outcome. A game that ended is reset inside the same ``step`` (round 1, seat 0
+first, markers back), after its final scores, ranks and, with
+``final_observations=True``, every seat's last observation were recorded: the table
+at the end for a terminated game, and for a truncated one the next round already
+dealt, as grove_v0 shows it (that deal then opens the new game).
 
 >>> vg = VectorGame(3, "classic", 4, seed=0)
 >>> vg.current_player, vg.action_masks()[0].nonzero()[0]
@@ -29,8 +41,6 @@ array([3, 4, 6])
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from grove_env import vector_rules as vr
@@ -38,6 +48,7 @@ from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
 from grove_env.rules import RuleSet, get_rules
 from grove_env.vector_obs import VectorEncoder
+from grove_env.vector_results import RoundResults, StepResult
 from grove_env.vector_state import (
     INDEX_TO_VALUE,
     OVER,
@@ -47,6 +58,7 @@ from grove_env.vector_state import (
 )
 
 REWARD_MODES = ("outcome", "markers")
+__all__ = ["REWARD_MODES", "RoundResults", "StepResult", "VectorGame"]
 
 # Legal actions per (phase, unseen slot): row 4 * phase + unseen + 1.
 _LEGAL = np.zeros((4 * 4, NUM_ACTIONS), dtype=bool)
@@ -58,79 +70,6 @@ for _unseen in range(-1, 3):
     _LEGAL[4 * Phase.ACCUSE + _unseen + 1, 7:10] = True
 _LEGAL.flags.writeable = False
 _LEGAL_FLAT = _LEGAL.reshape(-1)
-
-
-@dataclass
-class StepResult:
-    """What one :meth:`VectorGame.step` did, per game ``g`` (arrays of length B).
-
-    Attributes:
-        rewards: float32[B, n] this step's reward of every seat (see the reward modes).
-        round_ended: bool[B] a round was resolved.
-        terminated: bool[B] the game ended by the end check.
-        truncated: bool[B] the game reached ``max_rounds`` unfinished (no outcome reward).
-        final_scores: int64[B, n] score counts of games that ended (zeros elsewhere).
-        final_ranks: int64[B, n] ranks of games that ended, 1 best, ties share
-            (zeros elsewhere).
-        ended_games: int64[k] indices of the games that ended (terminated or truncated).
-        final_observations: float32[k, n, 125] every seat's observation of each ended
-            game just before its reset, seat-indexed (``[i, s]`` is seat ``s`` of game
-            ``ended_games[i]``), as ``grove_v0`` would show it; only with
-            ``VectorGame(final_observations=True)``, else ``None``.
-    """
-
-    rewards: np.ndarray
-    round_ended: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    final_scores: np.ndarray
-    final_ranks: np.ndarray
-    ended_games: np.ndarray
-    final_observations: np.ndarray | None = None
-
-
-@dataclass
-class RoundResults:
-    """The rounds resolved in the last step, per game; valid where ``round_ended``.
-
-    Attributes:
-        round_ended: bool[B] which games resolved a round in the last step.
-        number: int64[B] the round's number (1 is the first round of a game).
-        first_player: int64[B] the round's first player.
-        suspects: int64[B, 3] tile values of the suspects at the reveal.
-        culprit: int64[B] the culprit's slot.
-        accused: int64[B, n] slot accused at position k (by seat ``(first + k) % n``).
-        coloured: int64[B, n] coloured markers after the resolution.
-        penalty: int64[B, n] penalty markers after the resolution.
-    """
-
-    round_ended: np.ndarray
-    number: np.ndarray
-    first_player: np.ndarray
-    suspects: np.ndarray
-    culprit: np.ndarray
-    accused: np.ndarray
-    coloured: np.ndarray
-    penalty: np.ndarray
-
-    def stacks(self, game: int) -> list[list[int]]:
-        """Seats per suspect slot, bottom to top, of the round of ``game``."""
-        n = self.accused.shape[1]
-        stacks: list[list[int]] = [[], [], []]
-        for k, slot in enumerate(self.accused[game]):
-            stacks[int(slot)].append((int(self.first_player[game]) + k) % n)
-        return stacks
-
-    def as_info(self, game: int) -> dict:
-        """The ``round_result`` dict of ``grove_v0`` for the round of ``game``."""
-        return {
-            "round": int(self.number[game]),
-            "suspects": [int(t) for t in self.suspects[game]],
-            "culprit": int(self.culprit[game]),
-            "stacks": self.stacks(game),
-            "coloured": [int(c) for c in self.coloured[game]],
-            "penalty": [int(p) for p in self.penalty[game]],
-        }
 
 
 class VectorGame:
