@@ -65,6 +65,8 @@ class VectorEncoder:
             offsets += offs
         self.offsets = np.array(offsets, dtype=np.intp)
         self._positions = np.arange(n)[:, None]
+        self._mod = np.arange(2 * n) % n  # x % n for 0 <= x < 2n
+        self._next = (np.arange(n) + 1) % n
         self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _buffers_for(
@@ -98,24 +100,37 @@ class VectorEncoder:
         rows = self.rows
         games = np.arange(b)
 
+        # (x - seat) % n for any seat x, by table: mod[x + shift] with shift = n - seat.
+        mod = self._mod
+        shift = n - seats
         tiles = field[rows["tiles"]]
         dealt = st.dealt.reshape(-1)
-        own = seats * b
-        own += games
-        np.take(dealt, own, out=tiles[0])
-        own += b
-        own[seats == n - 1] -= n * b
-        np.take(dealt, own, out=tiles[1])
+        at = seats * b
+        at += games
+        np.take(dealt, at, out=tiles[0])
+        at = self._next.take(seats)
+        at *= b
+        at += games
+        np.take(dealt, at, out=tiles[1])
         if self.has_spare:
             tiles[2] = st.spare
 
+        first = field[rows["first"]][0]
+        np.take(mod, st.first + shift, out=first)
+        to_act = field[rows["to_act"]][0]
+        np.take(mod, st.current + shift, out=to_act)
+        np.not_equal(st.phase, OVER, out=value[rows["to_act"]][0])
+        field[rows["phase"]] = st.phase
+
         # Seen suspects: the first player's look, or the look after position pos - 1.
-        pos = seats - st.first
-        pos[pos < 0] += n
+        pos = mod.take(n - first)  # the seat's position in this round's order
         is_first = pos == 0
         looked = st.num_accused >= pos
         looked &= st.unseen >= 0
-        skipped = st.accused.reshape(-1).take((pos - 1) * b + games)  # pos 0: ignored
+        pos -= 1
+        pos *= b
+        pos += games
+        skipped = st.accused.reshape(-1).take(pos)  # position -1: ignored
         np.copyto(skipped, st.unseen, where=is_first)
         forgot = np.where(is_first, st.tampered, -1)
         field[rows["seen"]] = st.suspects
@@ -132,25 +147,14 @@ class VectorEncoder:
         np.greater_equal(marks, 0, out=value[rows["marks"]])
         np.maximum(marks, 0, out=marks)
 
-        first = field[rows["first"]][0]
-        np.subtract(st.first, seats, out=first)
-        first[first < 0] += n
-        to_act = field[rows["to_act"]][0]
-        np.subtract(st.current, seats, out=to_act)
-        to_act[to_act < 0] += n
-        np.not_equal(st.phase, OVER, out=value[rows["to_act"]][0])
-        field[rows["phase"]] = st.phase
-
         accusations = field[rows["accusations"]]
         np.maximum(st.accused, 0, out=accusations)
         np.greater(st.num_accused, self._positions, out=value[rows["accusations"]])
 
         # Counts of absolute seat x go to relative seat (x - seat) % n.
         counts = field[rows["counts"]]
-        rel = counts[:n]
-        np.subtract(self._positions, seats, out=rel)
-        rel[rel < 0] += n
-        counts[n:] = rel
+        np.take(mod, self._positions + shift, out=counts[:n])
+        counts[n:] = counts[:n]
         both = value[rows["counts"]]
         np.divide(st.coloured, COUNT_SCALE, out=both[:n], casting="same_kind")
         np.divide(st.penalty, COUNT_SCALE, out=both[n:], casting="same_kind")
