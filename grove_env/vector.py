@@ -407,7 +407,7 @@ class VectorGame:
         of the copied state ``snap`` of those games."""
         k, n = len(games), self.num_players
         snap = self.state.take(games) if snap is None else snap
-        out = np.empty((n, k, OBS_SIZE), dtype=np.float32)
-        for seat in range(n):
-            self._encoder.encode(snap, np.full(k, seat), out[seat], keep=False)
-        return out.transpose(1, 0, 2)
+        every_seat = snap.take(np.tile(np.arange(k), n))  # n blocks of the k games
+        out = np.empty((n * k, OBS_SIZE), dtype=np.float32)
+        self._encoder.encode(every_seat, np.repeat(np.arange(n), k), out, keep=False)
+        return out.reshape(n, k, OBS_SIZE).transpose(1, 0, 2)
