@@ -27,27 +27,32 @@ def look(st: VectorState, actions: np.ndarray, games: np.ndarray, victim_swap: b
 def swap(st: VectorState, actions: np.ndarray, games: np.ndarray) -> None:
     """Keep the victim, or exchange it with seen slot ``actions - SWAP_0``."""
     np.copyto(st.phase, Phase.ACCUSE, where=games)
-    swapping = games & (actions != KEEP)
-    if not swapping.any():
+    swapping = np.flatnonzero(games & (actions != KEEP))
+    if not swapping.size:
         return
-    slots = actions - SWAP_0
-    for slot in range(3):
-        here = swapping & (slots == slot)
-        suspect = st.suspects[slot].copy()
-        np.copyto(st.suspects[slot], st.victim, where=here)
-        np.copyto(st.victim, suspect, where=here)
-    np.copyto(st.tampered, slots, where=swapping)
+    slots = actions[swapping] - SWAP_0
+    at = slots * len(games)
+    at += swapping
+    suspects = st.suspects.reshape(-1)
+    suspect = suspects[at]
+    suspects[at] = st.victim[swapping]
+    st.victim[swapping] = suspect
+    st.tampered[swapping] = slots
 
 
 def accuse(st: VectorState, slots: np.ndarray, games: np.ndarray) -> np.ndarray:
     """The current player puts a marker on suspect ``slots``; returns the games whose
     round is now complete (all seats accused). In the others the next seat is to act,
     its automatic look following from this accusation."""
-    n = len(st.coloured)
-    for k in range(n):
-        np.copyto(st.accused[k], slots, where=games & (st.num_accused == k))
-    for seat in range(n):
-        st.coloured[seat] -= games & (st.current == seat)
+    n, b = st.coloured.shape
+    every = np.arange(b)
+    at = st.num_accused * b  # this accusation's position, flat in accused[n, B]
+    at += every
+    accused = st.accused.reshape(-1)
+    accused[at] = np.where(games, slots, accused[at])
+    at = st.current * b  # the accuser, flat in coloured[n, B]
+    at += every
+    st.coloured.reshape(-1)[at] -= games
     st.num_accused += games
     complete = games & (st.num_accused == n)
     nxt = st.current + 1
