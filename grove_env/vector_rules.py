@@ -2,7 +2,11 @@
 
 Each function applies one step of RULES.md to the games selected by a boolean mask
 ``[B]`` and leaves the others as they were. They loop over seats, positions or slots
-(at most 5), never over games; :mod:`grove_env.vector` strings them together.
+(at most 5), never over games; :mod:`grove_env.vector` strings them together. The
+reveal and the resolution are table look-ups: the culprit of every suspect triple
+comes from :func:`grove_env.core.culprit_slot` itself, and what every seat gets from
+every possible complete round is worked out once, by the rules applied one round at
+a time (:func:`resolution_table`).
 """
 
 from __future__ import annotations

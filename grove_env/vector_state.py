@@ -36,8 +36,6 @@ VALUE_TO_INDEX = np.full(max(TILE_VALUES) + 1, -1, dtype=np.int64)
 """Tile index of each tile value (``-1`` for values that are no tile)."""
 VALUE_TO_INDEX[INDEX_TO_VALUE] = np.arange(len(TILE_VALUES))
 
-FIVE = int(VALUE_TO_INDEX[5])
-"""Tile index of the 5, which turns the culprit rule around."""
 OVER = 3
 """``Phase.OVER``: only in snapshots of finished games (live games never hold it)."""
 
