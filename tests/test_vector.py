@@ -17,6 +17,7 @@ random stream.
 from __future__ import annotations
 
 import doctest
+import itertools
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ import numpy as np
 import pytest
 
 from grove_env import vector, vector_rules, vector_state
+from grove_env.core import Game
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
 from grove_env.vector import StepResult, VectorGame
@@ -160,6 +162,37 @@ def test_known_round() -> None:
     assert rr.coloured[0].tolist() == [4, 5, 4, 4]
     assert rr.penalty[0].tolist() == [1, 0, 0, 2]
     assert vg.current_player.tolist() == [1, 1]  # round 2: the token moved clockwise
+
+
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_every_accusation_sequence_resolves_as_the_core(rules: str, n: int) -> None:
+    """Round 1 with every sequence of accusations and each slot as the culprit."""
+    cases = [(seq, c) for seq in itertools.product(range(3), repeat=n) for c in range(3)]
+    rest = list(get_rules(rules).tiles(n))
+    for t in (3, 4, 6):
+        rest.remove(t)
+    deals = []
+    for _, culprit in cases:
+        suspects = [3, 4]
+        suspects.insert(culprit, 6)  # no 5 among them: the highest, the 6, is guilty
+        deals.append(rest[:n] + suspects + rest[n:])
+    vg = VectorGame(len(cases), rules, n, seed=0)
+    vg.force_deals(np.array(deals))
+    vg.reset()
+    moves = [0, 3] if rules == "classic" else [0]  # leave slot 0 unseen, keep
+    for move in moves:
+        vg.step(np.full(len(cases), move))
+    for k in range(n):
+        result = vg.step(np.array([7 + seq[k] for seq, _ in cases]))
+    assert result.round_ended.all()
+    for i, (seq, culprit) in enumerate(cases):
+        game = Game(rules, n, deals=[deals[i]])
+        for move in moves:
+            game.apply_action(move)
+        for slot in seq:
+            record = game.apply_action(7 + slot)
+        assert record is not None and record.culprit == culprit
+        assert vg.round_results.as_info(i) == record.as_info(), (seq, culprit)
 
 
 def test_masks_by_phase() -> None:
