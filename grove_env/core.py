@@ -25,6 +25,7 @@ Every finished round leaves a :class:`RoundRecord` in :attr:`Game.history`.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -258,8 +259,12 @@ class Game:
         """Play ``action`` for the current player; returns the round's record if it ended.
 
         Raises ``ValueError`` naming the player, phase and legal actions for an illegal
-        action, leaving the game unchanged.
+        action, leaving the game unchanged; a non-integer action is a ``TypeError``.
         """
+        try:
+            action = operator.index(action)  # ints and numpy ints; 1.5 is no action
+        except TypeError:
+            raise TypeError(f"an action is an int, got {action!r}") from None
         if not self.is_legal(action):
             legal = self.legal_actions()
             names = ", ".join(f"{a} ({action_name(a)})" for a in legal)

@@ -32,6 +32,8 @@ Arguments
 ``rules`` (default ``"classic"``): ``"classic"``, ``"revised"`` or a :class:`RuleSet`.
 ``reward`` (default ``"outcome"``): ``"outcome"`` or ``"markers"`` (see Rewards).
 ``max_rounds`` (default 100): after this many rounds an unfinished game is truncated.
+The final observation of a truncated game shows the next round's deal, as the game
+would go on (the state a value function should bootstrap from).
 ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (needs Pillow:
 ``pip install grove-env[render]``).
 ``illegal_action`` (default ``"raise"``): a masked action raises ``ValueError`` and
