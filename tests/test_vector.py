@@ -11,7 +11,8 @@ different phases; the seeds only make the inputs, no expected value depends on a
 random stream.
 
 ``GROVE_VECTOR_GAMES`` sets the games per run (default 50, four runs per table, so
-200 games per rule set and player count); the ``slow`` test plays 1,000 per run (4,000 per table).
+200 games per rule set and player count); the ``slow`` test, run with ``GROVE_SLOW=1``,
+plays 1,000 per run (4,000 per table).
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def test_matches_grove_v0(rules: str, n: int, reward: str, max_rounds: int) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (~6 min)")
 @pytest.mark.parametrize(("rules", "n"), TABLES)
 def test_matches_grove_v0_many_games(rules: str, n: int) -> None:
     for i, (reward, max_rounds) in enumerate(RUNS):
