@@ -1,0 +1,22 @@
+"""Self-play PPO training for grove-env (needs the ``train`` extra: torch, SB3, sb3-contrib).
+
+Data flows one way, one module per step:
+
+=====================  ==============================================================
+:mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (YAML +
+                       ``--set key=value``); imports neither torch nor SB3
+:mod:`.policy`         the policy's actor as a plain torch function (masked logits)
+:mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
+                       random, each in one batched call per step
+:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, the SB3 ``VecEnv`` over
+                       the batched engine; one learner seat per game
+:mod:`.evaluate`       quick evaluation on the batched engine, and the final
+                       tournament table
+:mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
+:mod:`.run_dir`        the run directory: config, versions, metrics.csv, curve
+:mod:`.trainer`        builds MaskablePPO and the callback, runs :func:`~.trainer.train`
+=====================  ==============================================================
+
+Only :mod:`.config` and :mod:`.run_dir` are importable without torch; nothing here is
+imported by :mod:`grove_env` itself.
+"""

@@ -1,0 +1,149 @@
+"""The training config: every shipped YAML is valid; every mistake stops the run up front."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grove_env.training.config import (
+    ConfigError,
+    TrainConfig,
+    apply_overrides,
+    config_from_dict,
+    dump_config,
+    load_config,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+def test_the_shipped_configs_exist_and_are_valid() -> None:
+    names = {p.stem for p in CONFIGS}
+    assert {"default", "smoke", "revised_5p", "classic_3p", "long"} <= names
+    for path in CONFIGS:
+        cfg = load_config(path)
+        assert cfg.rollout_size % cfg.batch_size == 0
+
+
+def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
+    cfg = TrainConfig()
+    path = tmp_path / "c.yaml"
+    path.write_text(dump_config(cfg))
+    assert load_config(path) == cfg
+
+
+def test_every_field_has_a_docstring() -> None:
+    import ast
+
+    tree = ast.parse((ROOT / "grove_env" / "training" / "config.py").read_text())
+    classes = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.ClassDef) and n.name in ("TrainConfig", "OpponentMix")
+    ]
+    assert len(classes) == 2
+    for cls in classes:
+        body = cls.body
+        for i, node in enumerate(body):
+            if isinstance(node, ast.AnnAssign):
+                doc = body[i + 1] if i + 1 < len(body) else None
+                assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant), (
+                    f"{cls.name}.{node.target.id} has no docstring"  # type: ignore[union-attr]
+                )
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"num_env": 8}, "unknown key 'num_env' (did you mean 'num_envs'?)"),
+        ({"zzz": 1}, "unknown key 'zzz'; allowed keys: name, rules"),
+        ({"opponents": {"self": 1.0}}, "unknown key 'opponents.self'"),
+        ({"rules": "modern"}, "rules: must be one of 'classic', 'revised', got 'modern'"),
+        ({"num_envs": "many"}, "num_envs: must be an int, got 'many'"),
+        ({"num_envs": 0}, "num_envs: must be >= 1, got 0"),
+        ({"num_envs": True}, "num_envs: must be an int, got True"),
+        ({"learning_rate": 0}, "learning_rate: must be > 0.0, got 0.0"),
+        ({"gamma": 1.5}, "gamma: must be <= 1.0, got 1.5"),
+        ({"net_arch": 64}, "net_arch: must be a list of an int, got 64"),
+        ({"net_arch": [64, -1]}, "net_arch[1]: must be >= 1, got -1"),
+        ({"progress": "yes"}, "progress: must be true or false, got 'yes'"),
+        ({"num_players": 5}, "num_players: rules 'classic' allow [2, 3, 4], got 5"),
+        ({"batch_size": 1000}, "batch_size: must divide num_envs * n_steps = 16384, got 1000"),
+        ({"opponents": {"live": 0, "pool": 0, "heuristic": 0, "random": 0}}, "opponents: weights"),
+        ({"opponents": {"random": -1}}, "opponents.random: must be >= 0.0"),
+        ({"eval_opponents": ["live"]}, "eval_opponents[0]: must be one of 'random', 'heuristic'"),
+        ({"target_kl": "off"}, "target_kl: must be a number, got 'off'"),
+        ({"device": "tpu"}, "device: must be one of 'cpu', 'cuda', 'auto', got 'tpu'"),
+    ],
+)
+def test_bad_configs_name_the_key_and_what_is_allowed(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(data)
+    assert message in str(err.value)
+
+
+def test_numbers_in_yaml_spellings() -> None:
+    cfg = config_from_dict({"learning_rate": "3e-4", "total_timesteps": 1.0e6, "target_kl": None})
+    assert cfg.learning_rate == 3e-4 and cfg.total_timesteps == 1_000_000
+    assert cfg.target_kl is None
+
+
+def test_overrides_reach_nested_keys_and_parse_yaml() -> None:
+    data = apply_overrides(
+        {"opponents": {"live": 1.0}},
+        ["opponents.random=0.5", "net_arch=[64, 64]", "rules=revised", "num_players=5"],
+    )
+    cfg = config_from_dict(data)
+    assert cfg.opponents.live == 1.0 and cfg.opponents.random == 0.5
+    assert cfg.net_arch == [64, 64] and cfg.rules == "revised"
+    with pytest.raises(ConfigError, match="--set takes key=value"):
+        apply_overrides({}, ["num_envs"])
+
+
+def test_bad_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("num_envs: [1, 2\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must hold a mapping"):
+        load_config(bad)
+
+
+def test_train_py_stops_before_any_work_with_exit_code_2(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"runs_root: {tmp_path / 'runs'}\nnum_envz: 4\n")
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--config", str(cfg), "--set", "gamma=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "config error: unknown key 'num_envz' (did you mean 'num_envs'?)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "runs").exists()
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--config", "configs/smoke.yaml", "--set", "gamma=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "gamma: must be <= 1.0, got 2.0" in proc.stderr
+
+
+def test_config_module_imports_without_torch() -> None:
+    code = (
+        "import sys; import grove_env.training.config, grove_env.training.run_dir, grove_env;"
+        "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules];"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
