@@ -1,0 +1,214 @@
+"""Who plays the seats that are not the learner's: the opponent kinds and the snapshot pool.
+
+Each opponent seat of each game is given a *kind* id when its game starts:
+
+======  ==========================================================================
+id      kind
+======  ==========================================================================
+0       ``live``: the learner's own current weights, sampling (self-play)
+1       ``heuristic``: :mod:`agents.heuristic`, through its ``act_batch``
+2       ``random``: uniform over legal moves
+3+i     ``pool``: snapshot ``i`` of the learner (frozen weights, sampling)
+======  ==========================================================================
+
+:meth:`Opponents.act` takes every game whose player to act has one kind and answers
+them in one batched call, so a step of B games costs one forward pass per kind in
+use, not one per game. A ``pool`` draw picks one of the snapshots uniformly; while
+the pool is empty it falls back to ``live``. When the pool is full the oldest
+snapshot's slot is reused, and games already seated against it simply meet the
+newer one from then on.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SEEN
+from grove_env.training.policy import Actor
+
+LIVE, HEURISTIC, RANDOM, POOL_0 = 0, 1, 2, 3
+KIND_NAMES = ("live", "heuristic", "random", "pool")
+NO_OPPONENT = -1
+"""Kind id of the learner's own seat."""
+
+
+class Opponents:
+    """Samples opponent kinds for new games and plays them, batched per kind."""
+
+    def __init__(
+        self,
+        weights: Mapping[str, float],
+        pool_size: int = 5,
+        sampling: str = "game",
+        seed: int | None = None,
+        live: Actor | None = None,
+    ) -> None:
+        unknown = set(weights) - set(KIND_NAMES)
+        if unknown:
+            raise ValueError(f"unknown opponent kinds {sorted(unknown)}; known: {KIND_NAMES}")
+        w = np.array([float(weights.get(k, 0.0)) for k in KIND_NAMES])
+        if (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"opponent weights must be >= 0 with a positive sum, got {weights}")
+        if sampling not in ("game", "seat"):
+            raise ValueError(f"sampling must be 'game' or 'seat', got {sampling!r}")
+        self.weights = w / w.sum()
+        self.pool_size = pool_size
+        self.sampling = sampling
+        self.rng = np.random.default_rng(seed)
+        self.torch_rng = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
+        self.live = live
+        self.pool: list[Actor] = []
+        self.pool_steps: list[int] = []
+        self._next_slot = 0
+        self.heuristic: MemoisedAgent | None = None
+        if self.weights[HEURISTIC] > 0:
+            self.heuristic = MemoisedAgent(make_heuristic(seed), seed=seed)
+
+    # ----------------------------------------------------------------- pool
+    def add_snapshot(self, actor: Actor, step: int) -> None:
+        """Freeze a copy of ``actor`` into the pool (replacing the oldest when full)."""
+        snap = actor.frozen_copy()
+        if len(self.pool) < self.pool_size:
+            self.pool.append(snap)
+            self.pool_steps.append(step)
+        else:
+            self.pool[self._next_slot] = snap
+            self.pool_steps[self._next_slot] = step
+            self._next_slot = (self._next_slot + 1) % self.pool_size
+
+    def pool_state(self) -> dict:
+        """Everything needed to rebuild the pool on resume (state dicts, steps)."""
+        return {
+            "states": [a.state_dict() for a in self.pool],
+            "steps": list(self.pool_steps),
+            "next_slot": self._next_slot,
+        }
+
+    def load_pool_state(self, state: dict, template: Actor) -> None:
+        """Rebuild the pool from :meth:`pool_state`, each snapshot shaped like ``template``."""
+        self.pool = []
+        for sd in state["states"]:
+            snap = template.frozen_copy()
+            snap.load_state_dict(sd)
+            self.pool.append(snap)
+        self.pool_steps = list(state["steps"])
+        self._next_slot = int(state["next_slot"])
+
+    # ----------------------------------------------------------------- seating
+    def sample(self, learner_seats: np.ndarray, num_players: int) -> np.ndarray:
+        """Kind id per seat, ``int64[G, n]`` for G new games (``-1`` at the learner's seat)."""
+        g = len(learner_seats)
+        if self.sampling == "game":
+            kinds = np.repeat(self._draw(g)[:, None], num_players, axis=1)
+        else:
+            kinds = self._draw(g * num_players).reshape(g, num_players)
+        kinds[np.arange(g), learner_seats] = NO_OPPONENT
+        return kinds
+
+    def _draw(self, count: int) -> np.ndarray:
+        kinds = self.rng.choice(len(KIND_NAMES), size=count, p=self.weights)
+        pool = kinds == POOL_0
+        if pool.any():
+            if self.pool:
+                kinds[pool] = POOL_0 + self.rng.integers(len(self.pool), size=int(pool.sum()))
+            else:
+                kinds[pool] = LIVE
+        return kinds.astype(np.int64)
+
+    # ----------------------------------------------------------------- playing
+    def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions ``int64[K]`` of opponent ``kind`` for K games at once."""
+        if kind == RANDOM:
+            keys = self.rng.random(masks.shape)
+            return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+        if kind == HEURISTIC:
+            if self.heuristic is None:
+                self.heuristic = MemoisedAgent(
+                    make_heuristic(None), seed=int(self.rng.integers(2**62))
+                )
+            return self.heuristic.act_batch(observations, masks)
+        if kind == LIVE:
+            if self.live is None:
+                raise RuntimeError("no live actor set for 'live' opponents")
+            return self.live.act(observations, masks, generator=self.torch_rng)
+        return self.pool[kind - POOL_0].act(observations, masks, generator=self.torch_rng)
+
+
+def make_heuristic(seed: int | None):  # noqa: ANN201 - an agents.base.Agent
+    """The ``heuristic`` agent from the registry, with a clear error if it is missing."""
+    from agents.base import make_agent
+
+    try:
+        return make_agent("heuristic", seed=seed)
+    except ImportError as e:
+        raise RuntimeError(
+            f"heuristic opponents need agents.heuristic, which failed to import ({e}); "
+            "set opponents.heuristic=0 and leave 'heuristic' out of eval_opponents"
+        ) from None
+
+
+class MemoisedAgent:
+    """A deterministic, stateless agent's ``act_batch`` behind a cache of its answers.
+
+    The heuristic spends about half a millisecond a decision, and over a training run
+    the same information states recur. The cache key is the observation without the
+    round number (which the heuristic does not read), packed: the 0/1 entries as bits,
+    the rule and tile-count block as float16, the marker counts as bytes. That the
+    round does not matter is checked, not assumed: a fraction ``audit`` of the hits is
+    recomputed, and at the first disagreement the cache is switched off (with a
+    warning) and every later call goes to the agent.
+    """
+
+    def __init__(
+        self, agent: Any, audit: float = 0.01, max_size: int = 1_000_000, seed: int | None = None
+    ) -> None:
+        self.agent = agent
+        self.audit = audit
+        self.max_size = max_size
+        self.enabled = True
+        self.cache: dict[bytes, int] = {}
+        self.hits = self.calls = 0
+        self._rng = np.random.default_rng(seed)
+
+    @staticmethod
+    def keys(observations: np.ndarray) -> list[bytes]:
+        """One bytes key per row (see the class docstring)."""
+        head = observations[:, :OFF_SEEN].astype(np.float16).view(np.uint8)
+        binary = np.packbits(observations[:, OFF_SEEN:OFF_COLOURED] != 0, axis=1)
+        counts = np.rint(observations[:, OFF_COLOURED:OFF_PRESENT] * COUNT_SCALE).astype(np.uint8)
+        rows = np.ascontiguousarray(np.concatenate([head, binary, counts], axis=1))
+        return rows.view(f"S{rows.shape[1]}").ravel().tolist()
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if not self.enabled:
+            return np.asarray(self.agent.act_batch(observations, masks), dtype=np.int64)
+        keys = self.keys(observations)
+        cached = [self.cache.get(k, -1) for k in keys]
+        actions = np.array(cached, dtype=np.int64)
+        miss = np.flatnonzero(actions < 0)
+        self.calls += len(keys)
+        self.hits += len(keys) - miss.size
+        hit = np.flatnonzero(actions >= 0)
+        check = hit[self._rng.random(hit.size) < self.audit] if hit.size else hit
+        todo = np.concatenate([miss, check])
+        if todo.size:
+            fresh = np.asarray(self.agent.act_batch(observations[todo], masks[todo]), np.int64)
+            if (fresh[miss.size :] != actions[check]).any():
+                warnings.warn(
+                    f"{type(self.agent).__name__}'s actions depend on the marker counts or "
+                    "the round; its action cache is switched off",
+                    stacklevel=2,
+                )
+                self.enabled = False
+                self.cache.clear()
+                return np.asarray(self.agent.act_batch(observations, masks), dtype=np.int64)
+            actions[miss] = fresh[: miss.size]
+            if len(self.cache) + miss.size > self.max_size:
+                self.cache.clear()
+            self.cache.update(zip([keys[i] for i in miss], fresh[: miss.size].tolist()))
+        return actions
