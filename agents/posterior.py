@@ -36,14 +36,16 @@ def remove_tiles(tiles: Iterable[int], known: Iterable[int | None]) -> tuple[int
     >>> remove_tiles((0, 2, 3, 3), (3, None, 0))
     (2, 3)
     """
-    left = Counter(tiles)
+    left = list(tiles)
     for t in known:
         if t is None:
             continue
-        if left[t] <= 0:
-            raise ValueError(f"tile {t} is known twice, more often than it is in play")
-        left[t] -= 1
-    return tuple(sorted(left.elements()))
+        try:
+            left.remove(t)
+        except ValueError:
+            raise ValueError(f"tile {t} is known more often than it is in play") from None
+    left.sort()
+    return tuple(left)
 
 
 def knowledge(d: DecodedObservation) -> tuple[tuple[int, ...], Slots]:

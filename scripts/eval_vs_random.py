@@ -1,0 +1,151 @@
+"""Win share of one agent against others, for every rule set and player count.
+
+Plays ``--games`` games per (rule set, player count) through ``grove_v0.raw_env``.
+The tested agent takes ``--count`` adjacent seats (default 1) and the block rotates one
+seat per game, so it plays every seat equally often; the other seats are
+``--opponents``. Each game's rank-1 seats share one point; the tested agent's win share
+is its mean points per game, with a 95% normal-approximation confidence interval, next
+to its fair share ``count / n``.
+
+    python scripts/eval_vs_random.py --agent heuristic --games 2000
+    python scripts/eval_vs_random.py --agent heuristic --opponents greedy --count 2 \\
+        --rules classic --players 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.base import make_agent  # noqa: E402
+from grove_env import grove_v0  # noqa: E402
+from grove_env.rules import get_rules  # noqa: E402
+
+
+def play(rules: str, n: int, agent: str, opponents: str, count: int, games: range, seed: int):
+    """Points per game of the tested agent for the games numbered ``games``."""
+    env = grove_v0.raw_env(num_players=n, rules=rules)
+    tested = [make_agent(agent, seed=seed * 7919 + games.start + i) for i in range(count)]
+    others = [make_agent(opponents, seed=seed * 104729 + games.start + i) for i in range(n)]
+    points, times = [], []
+    for g in games:
+        seats = [(g + j) % n for j in range(count)]
+        players = list(others)
+        for j, s in enumerate(seats):
+            players[s] = tested[j]
+        for p in players:
+            p.reset()
+        env.reset(seed=seed * 1_000_003 + g)
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            seat = env.agent_name_mapping[name]
+            obs = env.observe(name)
+            if seat in seats:
+                t0 = time.perf_counter()
+                action = players[seat].act(obs)
+                times.append(time.perf_counter() - t0)
+            else:
+                action = players[seat].act(obs)
+            env.step(action)
+        standings = env.game.standings()
+        winners = [s for s in range(n) if standings[s] == 1]
+        points.append(sum(s in winners for s in seats) / len(winners))
+    return points, times
+
+
+def _play(job: tuple) -> tuple:
+    return play(*job)
+
+
+def evaluate(args: argparse.Namespace, rules: str, n: int, pool: Pool | None) -> dict:
+    chunks = max(1, args.workers * 4)
+    size = math.ceil(args.games / chunks)
+    jobs = [
+        (
+            rules,
+            n,
+            args.agent,
+            args.opponents,
+            args.count,
+            range(a, min(a + size, args.games)),
+            args.seed,
+        )
+        for a in range(0, args.games, size)
+    ]
+    results = pool.map(_play, jobs) if pool else [_play(j) for j in jobs]
+    points = [x for r in results for x in r[0]]
+    times = sorted(t for r in results for t in r[1])
+    g = len(points)
+    mean = sum(points) / g
+    var = sum((x - mean) ** 2 for x in points) / max(1, g - 1)
+    half = 1.96 * math.sqrt(var / g)
+    fair = args.count / n
+    return {
+        "rules": rules,
+        "players": n,
+        "games": g,
+        "share": mean,
+        "lo": mean - half,
+        "hi": mean + half,
+        "fair": fair,
+        "ratio": mean / fair,
+        "median_ms": 1000 * times[len(times) // 2] if times else float("nan"),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--agent", default="heuristic", help="spec of the tested agent")
+    parser.add_argument("--opponents", default="random", help="spec of the other seats")
+    parser.add_argument("--count", type=int, default=1, help="seats the tested agent takes")
+    parser.add_argument("--games", type=int, default=2000, help="games per table")
+    parser.add_argument("--rules", nargs="+", default=["classic", "revised"])
+    parser.add_argument("--players", nargs="+", type=int, default=None, help="default: all")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    tables = [
+        (r, n)
+        for r in args.rules
+        for n in get_rules(r).player_counts
+        if args.players is None or n in args.players
+    ]
+    for _, n in tables:
+        if not 1 <= args.count < n:
+            parser.error(f"--count must be in 1..{n - 1} for {n} players")
+    print(
+        f"{args.agent} x{args.count} vs {args.opponents}, {args.games} games per table, "
+        f"seed {args.seed}"
+    )
+    print(
+        f"{'rules':8} {'n':>2} {'games':>6} {'share':>7} {'95% CI':>17} {'fair':>5} "
+        f"{'x fair':>6} {'med ms':>7}"
+    )
+    pool = Pool(args.workers) if args.workers > 1 else None
+    try:
+        for r, n in tables:
+            t0 = time.perf_counter()
+            res = evaluate(args, r, n, pool)
+            print(
+                f"{r:8} {n:>2} {res['games']:>6} {res['share']:7.3f} "
+                f"[{res['lo']:.3f}, {res['hi']:.3f}] {res['fair']:5.2f} {res['ratio']:6.2f} "
+                f"{res['median_ms']:7.3f}   ({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+
+
+if __name__ == "__main__":
+    main()
