@@ -193,11 +193,24 @@ class HeuristicAgent(BaseAgent):
         pool, slots = knowledge(d)
         return self._values(d, Table.of(d, vector), pool, slots, d.tampered_slot)
 
-    def _values(
-        self, d: DecodedObservation, table: Table, pool: tuple, slots: Slots, tampered: int | None
-    ) -> tuple[np.ndarray, tuple[float, float, float]]:
+    def expected_score_change(
+        self, d: DecodedObservation, vector: np.ndarray
+    ) -> tuple[float, float, float]:
+        """Expected change of the seat's own score count this round, per accused slot.
+
+        The same look-ahead as :meth:`accusation_values`, summarised as the plain
+        expected score change (lower is better) instead of the value function.
+        """
+        pool, slots = knowledge(d)
+        out = self._outcomes(d, pool, slots, d.tampered_slot)
+        own = (out.prob * out.table.score[:, :, 0]).sum(axis=1)
+        return float(own[0]), float(own[1]), float(own[2])
+
+    def _outcomes(
+        self, d: DecodedObservation, pool: tuple, slots: Slots, tampered: int | None
+    ) -> Outcomes:
         p = self.params
-        out = round_outcomes(
+        return round_outcomes(
             remove_tiles(d.tiles_in_play, (d.spare,)),
             pool,
             slots,
@@ -210,7 +223,12 @@ class HeuristicAgent(BaseAgent):
             Model(noise=p.noise, caution=p.caution),
             d.my_tiles,
         )
-        return table.values(out, p.spread), out.q
+
+    def _values(
+        self, d: DecodedObservation, table: Table, pool: tuple, slots: Slots, tampered: int | None
+    ) -> tuple[np.ndarray, tuple[float, float, float]]:
+        out = self._outcomes(d, pool, slots, tampered)
+        return table.values(out, self.params.spread), out.q
 
     # ------------------------------------------------------------------ swap
     def swap_choice(self, d: DecodedObservation, vector: np.ndarray, mask: np.ndarray) -> int:
