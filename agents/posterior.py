@@ -30,6 +30,12 @@ Triple = tuple[int, int, int]
 Deals = tuple[tuple[Triple, float], ...]
 
 
+@lru_cache(maxsize=1 << 12)
+def culprit_of(triple: Triple) -> int:
+    """:func:`grove_env.core.culprit_slot`, cached (there are only a few hundred triples)."""
+    return culprit_slot(triple)
+
+
 def remove_tiles(tiles: Iterable[int], known: Iterable[int | None]) -> tuple[int, ...]:
     """The sorted multiset ``tiles`` minus each known tile (``None`` entries are skipped).
 
@@ -91,7 +97,7 @@ def culprit_posterior(pool: tuple[int, ...], slots: Slots) -> tuple[float, float
     """``P(culprit is slot s)`` for s = 0, 1, 2, uniform over deals consistent with ``slots``."""
     p = [0.0, 0.0, 0.0]
     for triple, w in suspect_deals(pool, slots):
-        p[culprit_slot(triple)] += w
+        p[culprit_of(triple)] += w
     return p[0], p[1], p[2]
 
 

@@ -45,8 +45,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.posterior import Slots, Triple, culprit_posterior, remove_tiles, suspect_deals
-from grove_env.core import culprit_slot
+from agents.posterior import (
+    Slots,
+    Triple,
+    culprit_of,
+    culprit_posterior,
+    remove_tiles,
+    suspect_deals,
+)
 
 Sizes = tuple[int, int, int]
 Deals = tuple[tuple[Triple, float], ...]
@@ -161,8 +167,6 @@ def model_choice(
 ) -> tuple[float, float, float]:
     """A modelled seat's informed choice per slot, averaged over its peeked tiles:
     ``caution`` cautious-greedy, ``1 - caution`` greedy (see :func:`peeked_posteriors`)."""
-    if caution <= 0.0:
-        return greedy_choice(public, triple, hidden, holds, excluded)
     avg = [0.0, 0.0, 0.0]
     for q, w in peeked_posteriors(public, triple, hidden, holds, excluded):
         cautious = cautious_choice(q, sizes, scoring)
@@ -184,9 +188,32 @@ def greedy_choice(
 ) -> tuple[float, float, float]:
     """A modelled seat's greedy choice (the likeliest culprit, ties shared) per slot."""
     avg = [0.0, 0.0, 0.0]
-    for q, w in peeked_posteriors(public, triple, hidden, holds, excluded):
-        top = max(q)
-        best = [s for s in range(3) if q[s] >= top - 1e-9]
+    if len(hidden) != 1:
+        for q, w in peeked_posteriors(public, triple, hidden, holds, excluded):
+            top = max(q)
+            best = [s for s in range(3) if q[s] >= top - 1e-9]
+            for s in best:
+                avg[s] += w / len(best)
+        return avg[0], avg[1], avg[2]
+    # One hidden slot: the seat's posterior counts, per slot, the tiles it does not
+    # know that would make that slot guilty; its peeked tiles just leave those counts.
+    h = hidden[0]
+    unknown = remove_tiles(public, (*(triple[s] for s in range(3) if s != h), *holds))
+    guilty = {}
+    for t in set(unknown):
+        filled = list(triple)
+        filled[h] = t
+        guilty[t] = culprit_of((filled[0], filled[1], filled[2]))
+    base = [0, 0, 0]
+    for t in unknown:
+        base[guilty[t]] += 1
+    rest = remove_tiles(public, (*triple, *holds, *excluded))
+    for extra, w in draws(rest, 2 - len(holds)):
+        counts = base.copy()
+        for t in extra:
+            counts[guilty[t]] -= 1
+        top = max(counts)
+        best = [s for s in range(3) if counts[s] == top]
         for s in best:
             avg[s] += w / len(best)
     return avg[0], avg[1], avg[2]
@@ -215,7 +242,10 @@ def model_policy(
     """Probability that a modelled seat accuses each slot; ``tiles``: :func:`seat_tiles`."""
     if model.noise >= 1.0:
         return (1 / 3, 1 / 3, 1 / 3)
-    choice = model_choice(public, triple, hidden, sizes, scoring, model.caution, *tiles)
+    if model.caution <= 0.0:
+        choice = greedy_choice(public, triple, hidden, *tiles)
+    else:
+        choice = model_choice(public, triple, hidden, sizes, scoring, model.caution, *tiles)
     u = model.noise / 3.0
     keep = 1.0 - model.noise
     return keep * choice[0] + u, keep * choice[1] + u, keep * choice[2] + u
@@ -317,7 +347,7 @@ def _uniform(later: int) -> np.ndarray:
     return np.full(3**later, 3.0**-later)
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 15)
 def _later(
     public: tuple[int, ...],
     triple: Triple,
@@ -416,7 +446,7 @@ class Outcomes:
     table: Resolutions
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def round_outcomes(
     public: tuple[int, ...],
     pool: tuple[int, ...],
@@ -444,7 +474,7 @@ def round_outcomes(
     prob = np.zeros((3, 3, 3**later))  # own accusation, culprit, later sequence
     for p_type, deals, type_model in types:
         for t, w in deals:
-            culprit = culprit_slot(t)
+            culprit = culprit_of(t)
             w *= p_type
             q[culprit] += w
             for c in range(3):
