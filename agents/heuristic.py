@@ -178,7 +178,7 @@ class HeuristicAgent(BaseAgent):
         if d.phase is Phase.ACCUSE:
             values, q = self.accusation_values(d, vector)
             slots = [s for s in range(3) if mask[ACCUSE_0 + s]] or [0, 1, 2]
-            action = ACCUSE_0 + max(slots, key=lambda s: (round(values[s], 9), q[s], -s))
+            action = ACCUSE_0 + max(slots, key=lambda s: (round(float(values[s]), 9), q[s], -s))
         elif d.phase is Phase.SWAP:
             action = self.swap_choice(d, vector, mask)
         else:

@@ -75,10 +75,10 @@ def suspect_deals(pool: tuple[int, ...], slots: Slots) -> Deals:
         raise ValueError(f"{len(hidden)} unknown slots but only {len(pool)} unknown tiles")
     weights: dict[Triple, float] = {}
 
-    def fill(k: int, left: tuple[int, ...], filled: list[int | None], p: float) -> None:
+    def fill(k: int, left: tuple[int, ...], filled: list[int], p: float) -> None:
         if k == len(hidden):
             triple = (filled[0], filled[1], filled[2])
-            weights[triple] = weights.get(triple, 0.0) + p  # type: ignore[arg-type]
+            weights[triple] = weights.get(triple, 0.0) + p
             return
         counts = Counter(left)
         for tile, c in counts.items():
@@ -86,9 +86,8 @@ def suspect_deals(pool: tuple[int, ...], slots: Slots) -> Deals:
             rest.remove(tile)
             filled[hidden[k]] = tile
             fill(k + 1, tuple(rest), filled, p * c / len(left))
-        filled[hidden[k]] = None
 
-    fill(0, pool, list(slots), 1.0)
+    fill(0, pool, [-1 if t is None else t for t in slots], 1.0)
     return tuple(sorted(weights.items()))
 
 

@@ -19,6 +19,7 @@ import math
 import sys
 import time
 from multiprocessing import Pool
+from multiprocessing.pool import Pool as PoolType
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -56,6 +57,7 @@ def play(rules: str, n: int, agent: str, opponents: str, count: int, games: rang
             else:
                 action = players[seat].act(obs)
             env.step(action)
+        assert env.game is not None
         standings = env.game.standings()
         winners = [s for s in range(n) if standings[s] == 1]
         points.append(sum(s in winners for s in seats) / len(winners))
@@ -66,7 +68,7 @@ def _play(job: tuple) -> tuple:
     return play(*job)
 
 
-def evaluate(args: argparse.Namespace, rules: str, n: int, pool: Pool | None) -> dict:
+def evaluate(args: argparse.Namespace, rules: str, n: int, pool: PoolType | None) -> dict:
     chunks = max(1, args.workers * 4)
     size = math.ceil(args.games / chunks)
     jobs = [
