@@ -50,7 +50,7 @@ from agents.base import BaseAgent
 from agents.posterior import Slots, knowledge, remove_tiles
 from agents.round_model import Model, Outcomes, Resolutions, Scoring, round_outcomes
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
-from grove_env.observation import COUNT_SCALE, OFF_RULES, DecodedObservation, decode
+from grove_env.observation import DecodedObservation, decode
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,12 @@ class Table:
 
     @classmethod
     def of(cls, d: DecodedObservation, vector: np.ndarray) -> Table:
-        # decode() has no fields for the end thresholds; read them from their entries.
-        ends = [int(round(float(vector[OFF_RULES + i]) * COUNT_SCALE)) for i in (4, 5)]
         return cls(
             coloured=np.array(d.coloured, dtype=np.float64),
             penalty=np.array(d.penalty, dtype=np.float64),
             penalty_only=d.penalty_scoring,
-            end_markers_held=ends[0],
-            end_penalty_held=ends[1],
+            end_markers_held=d.end_markers_held,
+            end_penalty_held=d.end_penalty_held,
         )
 
     def values(self, out: Outcomes, spread: float) -> np.ndarray:

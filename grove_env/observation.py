@@ -172,6 +172,10 @@ class DecodedObservation:
     culprit_markers_removed: bool
     penalty_scoring: bool
     markers_per_player: int
+    end_markers_held: int
+    """Game ends when a seat holds this many markers (0: not a condition)."""
+    end_penalty_held: int
+    """Game ends when a seat holds this many penalty markers (0: not a condition)."""
     tiles_in_play: tuple[int, ...]
     my_tiles: tuple[int, int]
     spare: int | None
@@ -237,6 +241,8 @@ def decode(obs: np.ndarray) -> DecodedObservation:
         culprit_markers_removed=bool(obs[OFF_RULES + 1]),
         penalty_scoring=bool(obs[OFF_RULES + 2]),
         markers_per_player=_count(obs[OFF_RULES + 3]),
+        end_markers_held=_count(obs[OFF_RULES + 4]),
+        end_penalty_held=_count(obs[OFF_RULES + 5]),
         tiles_in_play=tuple(tiles),
         my_tiles=(dealt, received),
         spare=_tile(obs[OFF_SPARE : OFF_SPARE + 8]),
