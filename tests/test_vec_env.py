@@ -91,6 +91,10 @@ class Referee:
             if self.game.terminal:
                 if self.reward == "outcome":
                     reward += self.game.returns()[self.seat]
+                elif self.reward == "win":
+                    ranks = self.game.standings()
+                    winners = ranks.count(1)
+                    reward += (1 / winners if ranks[self.seat] == 1 else 0.0) - 1 / self.n
             elif record.number >= self.max_rounds:
                 self.truncated = True
         return reward
@@ -151,7 +155,7 @@ def play(rules: str, n: int, reward: str, max_rounds: int, steps: int, seed: int
 @pytest.mark.parametrize(
     "rules,n", [("classic", 4), ("classic", 3), ("classic", 2), ("revised", 5), ("revised", 2)]
 )
-@pytest.mark.parametrize("reward", ["outcome", "markers"])
+@pytest.mark.parametrize("reward", ["outcome", "markers", "win"])
 def test_credit_assignment_matches_core_game(rules: str, n: int, reward: str) -> None:
     ref = play(rules, n, reward, max_rounds=100, steps=150, seed=n)
     assert len(ref.episodes) >= 4, "the test should cover several games"

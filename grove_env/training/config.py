@@ -62,8 +62,9 @@ class TrainConfig:
     """Rule set the learner trains on."""
     num_players: int = field(default=4, metadata={"min": 2, "max": 5})
     """Seats per game (classic: 2-4, revised: 2-5)."""
-    reward: Literal["outcome", "markers"] = "outcome"
-    """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round."""
+    reward: Literal["outcome", "markers", "win"] = "outcome"
+    """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round;
+    ``win``: win points minus the fair share at the end (what win share measures)."""
     max_rounds: int = field(default=100, metadata={"min": 1})
     """Rounds after which an unfinished game is truncated (value bootstrapped)."""
 
@@ -78,7 +79,9 @@ class TrainConfig:
     n_epochs: int = field(default=4, metadata={"min": 1})
     """Passes over each rollout in the PPO update."""
     learning_rate: float = field(default=3e-4, metadata={"min_excl": 0.0})
-    """Adam step size (constant)."""
+    """Adam step size (at the start, see ``lr_schedule``)."""
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    """``linear``: the step size falls linearly to 0 at ``total_timesteps``."""
     gamma: float = field(default=1.0, metadata={"min": 0.0, "max": 1.0})
     """Discount per learner decision; 1.0 suits a terminal-only reward."""
     gae_lambda: float = field(default=0.95, metadata={"min": 0.0, "max": 1.0})
@@ -97,6 +100,9 @@ class TrainConfig:
     """Hidden layer sizes, used for both the policy and the value network."""
     activation: Literal["tanh", "relu"] = "tanh"
     """Hidden layer activation."""
+    features: Literal["observation", "culprit_odds"] = "observation"
+    """Network input: the observation, or it followed by derived culprit odds and stack
+    sizes (:mod:`grove_env.training.features`)."""
     seed: int = field(default=0, metadata={"min": 0})
     """Seeds torch, numpy, the games and the opponents; part of the run name."""
 

@@ -29,6 +29,11 @@ slot's trajectory is one seat's trajectory:
   plays every seat equally often) and new opponents, and the opponents who sit
   before the learner play their moves before the returned observation.
 
+Reward modes: the engine's ``outcome`` (zero-sum, by rank) and ``markers`` (dense, per
+round), and ``win``, computed here: at the end of a finished game the learner gets
+its win points minus the fair share, ``1/k - 1/n`` for a k-way tie for first, else
+``-1/n`` (zero-sum, and exactly what the evaluations' win share measures).
+
 ``infos[b]`` of an ended game also holds ``episode`` (``r``: return, ``l``: learner
 decisions; SB3 logs ``rollout/ep_rew_mean`` from it), ``win_points`` (1 for a sole
 win, 1/k for a k-way tie for first, else 0), ``rank`` and ``opponents`` (the kind
@@ -51,6 +56,9 @@ from grove_env.actions import NUM_ACTIONS
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import KIND_NAMES, NO_OPPONENT, POOL_0, Opponents
 from grove_env.vector import StepResult, VectorGame
+
+REWARDS = ("outcome", "markers", "win")
+"""Reward modes: the engine's two, and ``win`` (see the module docstring)."""
 
 
 def kind_label(kinds: np.ndarray) -> str:
@@ -83,8 +91,18 @@ class GroveSelfPlayVecEnv(VecEnv):
     ) -> None:
         if learner_seat not in ("rotate", "random"):
             raise ValueError(f"learner_seat must be 'rotate' or 'random', got {learner_seat!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.win_reward = reward == "win"
+        engine_reward = "outcome" if self.win_reward else reward
         self.game = VectorGame(
-            num_envs, rules, num_players, reward, max_rounds, seed=seed, final_observations=True
+            num_envs,
+            rules,
+            num_players,
+            engine_reward,
+            max_rounds,
+            seed=seed,
+            final_observations=True,
         )
         self.render_mode = None
         super().__init__(
@@ -226,11 +244,17 @@ class GroveSelfPlayVecEnv(VecEnv):
         it before the learner's first decision belongs to no returned step (under both
         reward modes nothing is paid there: a round needs the learner's accusation).
         """
-        r = result.rewards[self._slots, self.learner_seat]
+        ended = result.ended_games
+        if self.win_reward:
+            r = np.zeros(self.num_envs, dtype=np.float32)
+            for g in ended[result.terminated[ended]].tolist():
+                seat = int(self.learner_seat[g])
+                r[g] = win_points(result.final_ranks[g], seat) - 1.0 / self.num_players
+        else:
+            r = result.rewards[self._slots, self.learner_seat]
         live = ~dones
         rewards[live] += r[live]
         self._ep_return[live] += r[live]
-        ended = result.ended_games
         if not ended.size:
             return
         for i, g in enumerate(ended.tolist()):
