@@ -5,6 +5,7 @@ Data flows one way, one module per step:
 =====================  ==============================================================
 :mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (YAML +
                        ``--set key=value``); imports neither torch nor SB3
+:mod:`.features`       derived network inputs (culprit odds, stack sizes)
 :mod:`.policy`         the policy's actor as a plain torch function (masked logits)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step

@@ -1,0 +1,406 @@
+"""Self-play MaskablePPO with shared weights: build, train, checkpoint, evaluate, resume.
+
+Read top to bottom: :func:`build_env` and :func:`build_model` make the pieces,
+:class:`Trainer` owns one run (its directory, opponent pool, evaluators, schedule),
+:class:`RunCallback` hooks it into ``MaskablePPO.learn``, and :func:`train` /
+:func:`resume` are what ``train.py`` calls.
+
+Everything periodic happens at a rollout boundary (:meth:`Trainer.at_boundary`,
+right after a PPO update): snapshots into the opponent pool, quick evaluations (and
+``best.zip``), checkpoints. SIGINT/SIGTERM set a flag; the current rollout is
+dropped, the step count goes back to the last boundary, a checkpoint is written and
+the run exits with code 130. ``--resume`` reloads the newest checkpoint and trains
+on to the same ``total_timesteps``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from tqdm import tqdm
+
+from grove_env.training import checkpoint
+from grove_env.training.config import (
+    ConfigError,
+    TrainConfig,
+    apply_overrides,
+    config_from_dict,
+    read_yaml,
+)
+from grove_env.training.evaluate import QuickEvaluator, final_evaluation
+from grove_env.training.features import GroveFeatures
+from grove_env.training.opponents import Opponents
+from grove_env.training.policy import Actor
+from grove_env.training.run_dir import (
+    MetricsLog,
+    atomic_write_text,
+    new_run_dir,
+    plot_learning_curve,
+    write_run_files,
+)
+from grove_env.training.vec_env import GroveSelfPlayVecEnv
+
+EXIT_INTERRUPTED = 130
+RESUMABLE_FIELDS = (
+    "total_timesteps",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+    "final_eval_workers",
+    "checkpoint_every",
+    "keep_checkpoints",
+    "progress",
+    "torch_threads",
+    "device",
+)
+"""Keys ``--set`` may change when resuming; the others shaped the checkpoint."""
+
+
+def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv:
+    """The training VecEnv with its opponents (the live actor is attached later)."""
+    seed = cfg.seed if seed is None else seed
+    opponents = Opponents(
+        dataclass_weights(cfg),
+        pool_size=cfg.pool_size,
+        sampling=cfg.opponent_sampling,
+        seed=seed + 1,
+    )
+    return GroveSelfPlayVecEnv(
+        cfg.num_envs,
+        opponents,
+        rules=cfg.rules,
+        num_players=cfg.num_players,
+        reward=cfg.reward,
+        max_rounds=cfg.max_rounds,
+        learner_seat=cfg.learner_seat,
+        seed=seed,
+    )
+
+
+def dataclass_weights(cfg: TrainConfig) -> dict[str, float]:
+    mix = cfg.opponents
+    return {"live": mix.live, "pool": mix.pool, "heuristic": mix.heuristic, "random": mix.random}
+
+
+def build_model(cfg: TrainConfig, env: GroveSelfPlayVecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers."""
+    lr = cfg.learning_rate
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=LinearSchedule(lr) if cfg.lr_schedule == "linear" else lr,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        target_kl=cfg.target_kl,
+        policy_kwargs=policy_kwargs(cfg),
+        seed=cfg.seed,
+        device=cfg.device,
+        verbose=0,
+    )
+
+
+def policy_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """Network shape: hidden layers, activation, and the input features."""
+    kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+        "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation],
+    }
+    if cfg.features == "culprit_odds":
+        kwargs["features_extractor_class"] = GroveFeatures
+    return kwargs
+
+
+class LinearSchedule:
+    """SB3 learning-rate schedule: ``start`` times the fraction of training left."""
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * progress_remaining
+
+
+class Trainer:
+    """One run: its directory, model, opponent pool, evaluators and schedule."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, ckpt: Path | None = None) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.interrupted = False
+        self.started = time.time()
+        torch.set_num_threads(cfg.torch_threads)
+        state: dict[str, Any] = {}
+        if ckpt is None:
+            self.env = build_env(cfg)
+            self.model = build_model(cfg, self.env)
+        else:
+            self.env = build_env(cfg, seed=cfg.seed + 7919 * (1 + _step_of(ckpt)))
+            self.model, pool, state = checkpoint.load(ckpt, self.env, cfg, device=cfg.device)
+            self.model.set_random_seed(cfg.seed + _step_of(ckpt))
+        self.actor = Actor.of(self.model.policy)
+        self.env.opponents.live = self.actor
+        if ckpt is not None:
+            self.env.opponents.load_pool_state(pool, self.actor)
+        step = int(self.model.num_timesteps)
+        self.boundary_step = step
+        self.last_eval = int(state.get("last_eval", -(10**18)))
+        self.last_snapshot = int(state.get("last_snapshot", 0))
+        self.last_checkpoint = step
+        self.best_score = max(float(state.get("best_score", -math.inf)), _best_so_far(run_dir))
+        self.latest_eval: dict[str, float] = dict(state.get("latest_eval", {}))
+        self._rollout_share: float | None = None
+        self.metrics = MetricsLog(run_dir / "metrics.csv", resume_step=step if ckpt else None)
+        self.evaluators = [QuickEvaluator(cfg, o, cfg.eval_games) for o in cfg.eval_opponents]
+        self.model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+        self.bar: tqdm | None = None
+
+    # ----------------------------------------------------------------- schedule
+    def at_boundary(self, step: int) -> None:
+        """Snapshot, evaluate, checkpoint, whichever is due (right after an update)."""
+        cfg = self.cfg
+        self.boundary_step = step
+        if step - self.last_snapshot >= cfg.snapshot_every:
+            self.env.opponents.add_snapshot(self.actor, step)
+            self.last_snapshot = step
+        if step - self.last_eval >= cfg.eval_every:
+            self.evaluate(step)
+        if step - self.last_checkpoint >= cfg.checkpoint_every:
+            self.save_checkpoint()
+
+    def evaluate(self, step: int) -> None:
+        """Quick evaluations; log them, update ``best.zip`` and the learning curve."""
+        self.last_eval = step
+        self.actor.eval()
+        results = {
+            e.opponent: e.run(self.actor, seed=self.cfg.seed + step) for e in self.evaluators
+        }
+        self.latest_eval = {k: r.win_share for k, r in results.items()}
+        score = sum(r.win_share for r in results.values()) / len(results)
+        logger = self.model.logger
+        for name, r in results.items():
+            logger.record(f"eval/win_share_vs_{name}", r.win_share)
+            logger.record(f"eval/mean_reward_vs_{name}", r.mean_reward)
+        logger.record("eval/score", score)
+        logger.record("opponents/pool_size", len(self.env.opponents.pool))
+        logger.dump(step)
+        is_best = score > self.best_score
+        if is_best:
+            self.best_score = score
+            info = {"step": step, "score": score, "criterion": "mean win share"}
+            checkpoint.save_best(self.run_dir, self.model, {**info, **self.latest_eval})
+        self.metrics.append(
+            {
+                "step": step,
+                "wall_time_s": round(time.time() - self.started, 1),
+                "eval/win_share_vs_random": self.latest_eval.get("random"),
+                "eval/win_share_vs_heuristic": self.latest_eval.get("heuristic"),
+                "eval/score": score,
+                "rollout/win_share": self._rollout_share,
+                "pool_size": len(self.env.opponents.pool),
+            }
+        )
+        plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
+        shown = ", ".join(f"vs {k} {v:.3f}" for k, v in self.latest_eval.items())
+        line = f"step {step:,}: win share {shown}{'  (best)' if is_best else ''}"
+        if self.bar is not None:
+            self.bar.set_postfix_str(shown.replace("vs ", ""), refresh=False)
+            self.bar.write(line)
+        else:
+            print(line, flush=True)
+
+    def save_checkpoint(self) -> Path:
+        self.last_checkpoint = int(self.model.num_timesteps)
+        state: dict[str, Any] = {
+            "last_eval": self.last_eval,
+            "last_snapshot": self.last_snapshot,
+            "latest_eval": self.latest_eval,
+            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+        if math.isfinite(self.best_score):
+            state["best_score"] = self.best_score
+        return checkpoint.save(
+            self.run_dir,
+            self.model,
+            self.env.opponents.pool_state(),
+            state,
+            self.cfg,
+            keep=self.cfg.keep_checkpoints,
+        )
+
+    # ----------------------------------------------------------------- running
+    def learn(self) -> bool:
+        """Train to ``total_timesteps``; False if interrupted (checkpoint written)."""
+        cfg = self.cfg
+        remaining = cfg.total_timesteps - int(self.model.num_timesteps)
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+        def stop(signum: int, frame: Any) -> None:
+            if self.interrupted:  # a second Ctrl-C: stop waiting
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                raise KeyboardInterrupt
+            self.interrupted = True
+
+        for s in previous:
+            signal.signal(s, stop)
+        self.bar = tqdm(
+            total=cfg.total_timesteps,
+            initial=int(self.model.num_timesteps),
+            unit="step",
+            unit_scale=True,
+            dynamic_ncols=True,
+            disable=None if cfg.progress else True,
+            file=sys.stderr,
+        )
+        try:
+            if remaining > 0:
+                self.model.learn(
+                    total_timesteps=remaining,
+                    callback=RunCallback(self),
+                    reset_num_timesteps=False,
+                    progress_bar=False,
+                )
+        finally:
+            self.bar.close()
+            self.bar = None
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        if self.interrupted:
+            # The rollout in progress was never trained on: drop its steps.
+            self.model.num_timesteps = self.boundary_step
+            path = self.save_checkpoint()
+            print(
+                f"interrupted at step {self.boundary_step:,}; checkpoint {path}\n"
+                f"resume with: python train.py --resume {self.run_dir}",
+                flush=True,
+            )
+            return False
+        step = int(self.model.num_timesteps)
+        if self.last_eval != step:
+            self.evaluate(step)
+        if self.last_checkpoint != step or checkpoint.latest(self.run_dir) is None:
+            self.save_checkpoint()
+        return True
+
+    def finish(self) -> str | None:
+        """Final tournament on ``best.zip`` (skipped with ``final_eval_games: 0``)."""
+        plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
+        if self.cfg.final_eval_games <= 0:
+            return None
+        print(f"final evaluation: {self.cfg.final_eval_games} games per table ...", flush=True)
+        text = final_evaluation(self.cfg, self.run_dir, self.run_dir / "best.zip")
+        print(text, flush=True)
+        return text
+
+
+class RunCallback(BaseCallback):
+    """Connects :class:`Trainer` to ``MaskablePPO.learn``: schedule, progress bar, stop flag."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        super().__init__()
+        self.trainer = trainer
+
+    def _on_rollout_start(self) -> None:
+        self.trainer.at_boundary(int(self.model.num_timesteps))
+
+    def _on_step(self) -> bool:
+        if self.trainer.bar is not None:
+            self.trainer.bar.update(self.training_env.num_envs)
+        return not self.trainer.interrupted
+
+    def _on_rollout_end(self) -> None:
+        results = self.trainer.env.pop_results()
+        games = sum(g for g, _ in results.values())
+        if games:
+            share = sum(g * p for g, p in results.values()) / games
+            self.trainer._rollout_share = share
+            self.logger.record("rollout/win_share", share)
+            for label, (_, p) in results.items():
+                self.logger.record(f"rollout/win_share_vs_{label}", p)
+
+
+def _best_so_far(run_dir: Path) -> float:
+    """Score of ``best.zip`` (it may be newer than the checkpoint a resume starts from)."""
+    try:
+        return float(json.loads((run_dir / "best.json").read_text())["score"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -math.inf
+
+
+def _step_of(ckpt: Path) -> int:
+    return int(ckpt.name.removeprefix(checkpoint.PREFIX))
+
+
+# --------------------------------------------------------------------- entry points
+def train(cfg: TrainConfig) -> int:
+    """A new run of ``cfg``; returns the process exit code."""
+    run_dir = new_run_dir(cfg)
+    write_run_files(run_dir, cfg)
+    _write_run_info(run_dir, cfg, resumed=False, ckpt=None)
+    print(f"run directory: {run_dir}", flush=True)
+    return _run(Trainer(cfg, run_dir))
+
+
+def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
+    """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch)."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.yaml").is_file():
+        raise ConfigError(f"--resume: {str(run_dir)!r} is not a run directory (no config.yaml)")
+    data = read_yaml(run_dir / "config.yaml")
+    cfg = config_from_dict(apply_overrides(data, overrides or []))
+    changed = [k for k, v in cfg.to_dict().items() if k in data and data[k] != v]
+    fixed = [k for k in changed if k not in RESUMABLE_FIELDS]
+    if fixed:
+        raise ConfigError(
+            f"--resume cannot change {', '.join(fixed)} (the checkpoint depends on it); "
+            f"it may change {', '.join(RESUMABLE_FIELDS)}"
+        )
+    ckpt = checkpoint.latest(run_dir)
+    write_run_files(run_dir, cfg)
+    _write_run_info(run_dir, cfg, resumed=True, ckpt=ckpt)
+    where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
+    print(f"resuming {run_dir} from {where}", flush=True)
+    trainer = Trainer(cfg, run_dir, ckpt)
+    done = ckpt is not None and trainer.model.num_timesteps >= cfg.total_timesteps
+    if done and (run_dir / "final_eval.json").is_file():
+        print(f"run already complete at step {trainer.model.num_timesteps:,}", flush=True)
+        return 0
+    return _run(trainer)
+
+
+def _run(trainer: Trainer) -> int:
+    if not trainer.learn():
+        return EXIT_INTERRUPTED
+    print(f"training done at step {trainer.model.num_timesteps:,} ({trainer.run_dir})", flush=True)
+    trainer.finish()
+    return 0
+
+
+def _write_run_info(run_dir: Path, cfg: TrainConfig, resumed: bool, ckpt: Path | None) -> None:
+    path = run_dir / "run.json"
+    info = json.loads(path.read_text()) if path.is_file() else {}
+    info.setdefault("name", run_dir.name)
+    info["seed"] = cfg.seed
+    info.setdefault("started", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    info.setdefault("command", " ".join(sys.argv))
+    if resumed:
+        info.setdefault("resumes", []).append(
+            {"at": time.strftime("%Y-%m-%dT%H:%M:%S"), "from": ckpt.name if ckpt else None}
+        )
+    atomic_write_text(path, json.dumps(info, indent=2) + "\n")

@@ -1,0 +1,266 @@
+"""``train.py`` end to end: a smoke run's artefacts, the ppo agent, kill -9 and Ctrl-C resumes.
+
+The runs are real subprocesses of ``train.py`` with ``configs/smoke.yaml`` (a few
+seconds of training) in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from grove_env.training import checkpoint
+from grove_env.training.config import load_config
+
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def train_cmd(*args: str) -> list[str]:
+    return [sys.executable, "train.py", *args]
+
+
+def run_train(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        train_cmd(*args), cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=ENV
+    )
+
+
+def final_step(total: int) -> int:
+    """Where an uninterrupted smoke run stops: whole rollouts past ``total``."""
+    rollout = SMOKE.rollout_size
+    return -(-total // rollout) * rollout
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    root = tmp_path_factory.mktemp("runs")
+    start = time.time()
+    proc = run_train("--config", "configs/smoke.yaml", "--set", f"runs_root={root}")
+    elapsed = time.time() - start
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert elapsed < 60, f"the smoke run took {elapsed:.0f}s"
+    (run_dir,) = root.iterdir()
+    return run_dir, proc
+
+
+def test_smoke_run_writes_every_artefact(smoke_run) -> None:
+    run_dir, proc = smoke_run
+    assert run_dir.name.startswith(f"smoke-s{SMOKE.seed}-")
+    for name in (
+        "config.yaml",
+        "versions.json",
+        "run.json",
+        "metrics.csv",
+        "learning_curve.png",
+        "best.zip",
+        "best.json",
+        "final_eval.txt",
+        "final_eval.json",
+    ):
+        assert (run_dir / name).is_file(), name
+    used = load_config(run_dir / "config.yaml")
+    assert used == dataclasses.replace(SMOKE, runs_root=used.runs_root)
+    versions = json.loads((run_dir / "versions.json").read_text())
+    needed = {"python", "torch", "stable-baselines3", "sb3-contrib", "grove-env", "numpy"}
+    assert needed <= set(versions)
+    assert json.loads((run_dir / "run.json").read_text())["seed"] == SMOKE.seed
+    ckpt = checkpoint.latest(run_dir)
+    assert ckpt is not None
+    assert ckpt.name == checkpoint.checkpoint_name(final_step(SMOKE.total_timesteps))
+    assert {p.name for p in ckpt.iterdir()} == {"model.zip", "pool.pt", "state.json"}
+    rows = (run_dir / "metrics.csv").read_text().splitlines()
+    assert rows[0].startswith("step,wall_time_s,eval/win_share_vs_random,eval/win_share_vs_h")
+    assert len(rows) >= 3
+    # The final tables come from the tournament, with the trained agent as "ppo:PATH".
+    final = json.loads((run_dir / "final_eval.json").read_text())
+    assert final["spec"].startswith("ppo:")
+    for table in ("vs_heuristic", "vs_random"):
+        learner = final[table]["learner"]
+        assert learner["ci_low"] <= learner["win_share"] <= learner["ci_high"]
+    assert "trained agent vs 3 x heuristic" in proc.stdout
+    assert "win share" in proc.stdout
+
+
+def test_tensorboard_scalars_are_namespaced(smoke_run) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run_dir, _ = smoke_run
+    acc = EventAccumulator(str(run_dir / "tb"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {
+        "eval/win_share_vs_random",
+        "eval/win_share_vs_heuristic",
+        "train/loss",
+        "train/entropy_loss",
+        "rollout/ep_rew_mean",
+        "rollout/win_share",
+    } <= tags
+    assert all("/" in t for t in tags)
+
+
+def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
+    from agents.base import make_agent
+    from agents.tournament import run_tournament
+
+    run_dir, _ = smoke_run
+    agent = make_agent(f"ppo:{run_dir}", seed=0)  # a run directory means its best.zip
+    assert agent.name == "ppo"
+    mask = np.array([0] * 7 + [1, 0, 1], dtype=np.int8)
+    for _ in range(5):
+        obs = np.random.default_rng(0).random(125).astype(np.float32)
+        assert agent.act({"observation": obs, "action_mask": mask}) in (7, 9)
+    masks = np.zeros((6, 10), bool)
+    masks[np.arange(6), np.arange(6)] = True
+    np.testing.assert_array_equal(
+        agent.act_batch(np.zeros((6, 125), np.float32), masks), np.arange(6)
+    )
+    result = run_tournament(
+        [f"ppo:{run_dir / 'best.zip'}", "random", "random", "random"], games=8, seed=0
+    )
+    assert result.games == 8
+
+
+def test_ppo_agent_errors(tmp_path: Path) -> None:
+    from agents.base import make_agent
+
+    with pytest.raises(FileNotFoundError, match="no model at"):
+        make_agent(f"ppo:{tmp_path / 'nothing.zip'}")
+    with pytest.raises(FileNotFoundError, match="no best.zip and no checkpoint"):
+        make_agent(f"ppo:{tmp_path}")
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
+        make_agent(f"ppo:{bad}")
+
+
+def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from agents.base import make_agent
+
+    class Other(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (10,), np.float32)
+        action_space = gym.spaces.Discrete(4)
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(10, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(10, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(4, bool)
+
+    path = tmp_path / "other.zip"
+    MaskablePPO("MlpPolicy", Other(), n_steps=8, batch_size=8).save(path)
+    with pytest.raises(checkpoint.CheckpointError, match=r"observations of shape \(10,\)"):
+        checkpoint.load_model(path)
+    with pytest.raises(ValueError, match="ppo: checkpoint"):
+        make_agent(f"ppo:{path}")
+
+
+def start_and_wait_for_checkpoint(run_dir: Path, total: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        train_cmd(
+            "--config",
+            "configs/smoke.yaml",
+            "--set",
+            f"run_dir={run_dir}",
+            "--set",
+            f"total_timesteps={total}",
+            "--set",
+            "final_eval_games=8",
+        ),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=ENV,
+    )
+    deadline = time.time() + 180
+    while checkpoint.latest(run_dir) is None:
+        assert proc.poll() is None, proc.communicate()[0]
+        assert time.time() < deadline, "no checkpoint within 180 s"
+        time.sleep(0.05)
+    return proc
+
+
+def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    total = 8 * SMOKE.rollout_size + 100  # not a multiple: the run ends on the next rollout
+    proc = start_and_wait_for_checkpoint(run_dir, total)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    killed_at = checkpoint.read_state(checkpoint.latest(run_dir))["step"]
+    assert killed_at < final_step(total)
+
+    done = run_train("--resume", str(run_dir))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "resuming" in done.stdout
+    meta = checkpoint.read_state(checkpoint.latest(run_dir))
+    assert meta["step"] == final_step(total)
+    model = checkpoint.load_model(checkpoint.latest(run_dir) / "model.zip")
+    assert model.num_timesteps == final_step(total)
+    assert (run_dir / "final_eval.json").is_file()
+    rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
+    steps = [int(line.split(",")[0]) for line in rows]
+    assert steps == sorted(steps) and len(steps) == len(set(steps))
+    # Resuming a finished run has nothing left to do.
+    again = run_train("--resume", str(run_dir))
+    assert again.returncode == 0 and "already complete" in again.stdout
+
+
+def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    total = 40 * SMOKE.rollout_size
+    proc = start_and_wait_for_checkpoint(run_dir, total)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert "Traceback" not in out
+    assert f"resume with: python train.py --resume {run_dir}" in out
+    step = checkpoint.read_state(checkpoint.latest(run_dir))["step"]
+    assert step % SMOKE.rollout_size == 0 and step < total
+
+
+def test_corrupt_or_mismatched_checkpoint_gives_a_clear_error(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    proc = start_and_wait_for_checkpoint(run_dir, 40 * SMOKE.rollout_size)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    ckpt = checkpoint.latest(run_dir)
+
+    changed = run_train("--resume", str(run_dir), "--set", "net_arch=[8]")
+    assert changed.returncode == 2
+    assert "--resume cannot change net_arch" in changed.stderr
+
+    state = json.loads((ckpt / "state.json").read_text())
+    state["config"]["num_players"] = 3
+    (ckpt / "state.json").write_text(json.dumps(state))
+    mismatched = run_train("--resume", str(run_dir))
+    assert mismatched.returncode == 1
+    assert "does not fit this run's config (num_players: checkpoint 3, run 4)" in mismatched.stderr
+    assert "Traceback" not in mismatched.stderr
+
+    state["config"]["num_players"] = 4
+    (ckpt / "state.json").write_text(json.dumps(state))
+    (ckpt / "model.zip").write_bytes(b"PK\x03\x04 truncated")
+    corrupt = run_train("--resume", str(run_dir))
+    assert corrupt.returncode == 1
+    assert "error: " in corrupt.stderr and "model.zip" in corrupt.stderr
+    assert "Traceback" not in corrupt.stderr
