@@ -49,6 +49,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; these are ordinary run files
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
