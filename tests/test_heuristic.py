@@ -15,32 +15,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import observe, play
 
 from agents.base import make_agent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicParams, parse_params
 from agents.posterior import posterior
-from grove_env import Game, ObservationEncoder, decode, grove_v0
-from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, NUM_ACTIONS
+from grove_env import Game, decode, grove_v0
+from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = [("classic", 2), ("classic", 3), ("classic", 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank
-
-
-def observe(game: Game, seat: int) -> dict[str, np.ndarray]:
-    """The observation dict grove_v0 would give ``seat`` now."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if seat == game.current_player:
-        mask[game.legal_actions()] = 1
-    enc = ObservationEncoder(game.rules, game.num_players)
-    return {"observation": enc.encode(game, seat), "action_mask": mask}
-
-
-def play(game: Game, *actions: int) -> Game:
-    for a in actions:
-        game.apply_action(a)
-    return game
 
 
 def values_of(agent: HeuristicAgent, game: Game, seat: int):
