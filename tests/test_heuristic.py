@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from positions import observe, play
+from positions import TABLES, count_legal_decisions, observe, play
 
 from agents.base import make_agent
 from agents.greedy import GreedyAgent
@@ -25,7 +25,6 @@ from grove_env import Game, decode, grove_v0
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = [("classic", 2), ("classic", 3), ("classic", 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank
 
 
@@ -141,24 +140,7 @@ def test_a_narrower_mask_is_respected_and_an_empty_one_refused():
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_heuristic_never_picks_a_masked_action(rules, n):
     """Heuristic in every seat but one (random), ~1500 decisions per table."""
-    env = grove_v0.raw_env(num_players=n, rules=rules, illegal_action="raise")
-    heuristic, rnd = make_agent("heuristic"), make_agent("random", seed=n)
-    decisions = 0
-    for game in range(400):
-        env.reset(seed=1000 + game)
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            agent = rnd if env.agent_name_mapping[name] == game % n else heuristic
-            action = agent.act(obs)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
-            decisions += agent is heuristic
-        if decisions >= 1500:
-            break
+    decisions = count_legal_decisions(make_agent("heuristic"), rules, n, 1000, 1500)
     assert decisions >= 1500
 
 
