@@ -24,7 +24,7 @@ test: setup
 	$(BIN)/python -m pytest -n 2
 
 demo: setup
-	$(BIN)/python -m agents.tournament --rules classic --players 4 \
+	$(BIN)/python -m grove_env.agents.tournament --rules classic --players 4 \
 		--agents heuristic,random,random,random --games 400 --seed 0
 
 bench: setup

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
-    from grove_env.training.checkpoint import CheckpointError
+    from grove_env.agents.policy_files import ModelFileError
     from grove_env.training.trainer import resume, train
 
     try:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
-    except (CheckpointError, FileExistsError) as e:
+    except (ModelFileError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
 

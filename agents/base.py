@@ -70,11 +70,11 @@ AgentFactory = Callable[..., Agent]
 # name -> "module:attribute" of a factory ``f(arg: str | None, seed: int | None, **kw)``;
 # imported lazily so that, say, torch is only needed for ``ppo:``.
 _REGISTRY: dict[str, str | AgentFactory] = {
-    "random": "agents.random_agent:make",
-    "greedy": "agents.greedy:make",
-    "heuristic": "agents.heuristic:make",
-    "human": "agents.human:make",
-    "ppo": "agents.ppo:make",
+    "random": "grove_env.agents.random_agent:make",
+    "greedy": "grove_env.agents.greedy:make",
+    "heuristic": "grove_env.agents.heuristic:make",
+    "human": "grove_env.agents.human:make",
+    "ppo": "grove_env.agents.ppo:make",
 }
 
 

@@ -3,8 +3,8 @@
 The simplest agent that uses what it knows. It leaves slot 0 unseen when it is the
 first player (before anyone looks, the slots are exchangeable), never swaps the
 victim, and accuses the slot with the highest posterior probability of being the
-culprit (:mod:`agents.posterior`), ties going to the lowest slot. It ignores the stacks,
-so it happily tops a large innocent stack; :mod:`agents.heuristic` does not.
+culprit (:mod:`grove_env.agents.posterior`), ties going to the lowest slot. It ignores the stacks,
+so it happily tops a large innocent stack; :mod:`grove_env.agents.heuristic` does not.
 
 >>> from grove_env.core import Game
 >>> from grove_env.observation import ObservationEncoder
@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.posterior import posterior
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, Phase
 from grove_env.observation import decode
+
+from .base import BaseAgent
+from .posterior import posterior
 
 
 class GreedyAgent(BaseAgent):

@@ -1,13 +1,13 @@
 """``heuristic``: a one-round look-ahead on the final standing, for every table.
 
 Decides from the observation alone (:func:`grove_env.observation.decode`) and keeps no
-state; the work is cached on the decoded knowledge (:mod:`agents.round_model`), so a
+state; the work is cached on the decoded knowledge (:mod:`grove_env.agents.round_model`), so a
 position seen before costs a look-up and the value function.
 
 **Accuse.** For each suspect slot the agent computes the distribution of how the round
 ends if it accuses there: over the suspect triples its knowledge allows (the exact
 posterior, sharpened by the earlier accusations as far as ``trust`` says) and over the
-later seats' accusations (the model of :mod:`agents.round_model`). Each ending changes
+later seats' accusations (the model of :mod:`grove_env.agents.round_model`). Each ending changes
 every seat's markers exactly as the rules resolve it, which counts what greedy ignores:
 topping an innocent stack of ``L`` markers costs ``L - 1`` (classic) or ``L``
 (revised), and in classic a marker that a later seat covers on an innocent suspect
@@ -34,7 +34,7 @@ decisions in two-player games, 25% with four); measured against never swapping i
 wins clearly more against greedy (two players: 0.82 vs 0.69 win share) and the same
 against random.
 
->>> from agents.base import make_agent
+>>> from grove_env.agents.base import make_agent
 >>> agent = make_agent("heuristic:trust=0.5", seed=0)
 >>> agent.params.trust
 0.5
@@ -46,11 +46,12 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.posterior import Slots, knowledge, remove_tiles
-from agents.round_model import Model, Outcomes, Resolutions, Scoring, round_outcomes
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
 from grove_env.observation import DecodedObservation, decode
+
+from .base import BaseAgent
+from .posterior import Slots, knowledge, remove_tiles
+from .round_model import Model, Outcomes, Resolutions, Scoring, round_outcomes
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class HeuristicParams:
 
     trust: float = 0.8
     """Prior probability that the other seats play the model of
-    :mod:`agents.round_model` rather than uniformly at random; updated each round by how
+    :mod:`grove_env.agents.round_model` rather than uniformly at random; updated each round by how
     well the earlier accusations fit it (0: exact uniform posterior, random later seats)."""
 
     noise: float = 0.2

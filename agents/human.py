@@ -4,7 +4,7 @@ The agent shows what its seat knows (:func:`grove_env.text.describe_observation`
 lists the legal moves by action number and name, and reads a line. It accepts the
 number (``7``) or the name (``accuse slot 0``); ``h`` shows the moves again and
 ``q`` leaves. Anything else is explained and asked again; the end of the input
-raises :class:`HumanQuit`, which :mod:`agents.play` turns into a clean exit.
+raises :class:`HumanQuit`, which :mod:`grove_env.agents.play` turns into a clean exit.
 
 >>> import io
 >>> import numpy as np
@@ -27,10 +27,11 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import BaseAgent
 from grove_env.actions import action_name
 from grove_env.observation import decode
 from grove_env.text import describe_observation
+
+from .base import BaseAgent
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("h", "help", "?")

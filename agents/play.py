@@ -2,7 +2,7 @@
 
 ::
 
-    python -m agents.play --players 4 --opponents heuristic [--rules classic] [--seat 0]
+    python -m grove_env.agents.play --players 4 --opponents heuristic [--rules classic] [--seat 0]
 
 On your turn you see the public table (every seat as ``P0``, ``P1``, ...), what your
 seat knows (seats written relative to you: ``seat +1`` is the next seat clockwise),
@@ -23,12 +23,13 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import Agent, make_agent, parse_spec
-from agents.human import HumanAgent, HumanQuit
 from grove_env.actions import action_name
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
 from grove_env.text import describe_round, describe_table
+
+from .base import Agent, make_agent, parse_spec
+from .human import HumanAgent, HumanQuit
 
 RESULT_ROW = {
     "classic": "fewest markers held (both faces) is best",

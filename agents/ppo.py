@@ -20,19 +20,18 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.base import BaseAgent
-from grove_env.training.policy import Actor
+from .actor import Actor
+from .base import BaseAgent
+from .policy_files import BEST, ModelFileError, latest_checkpoint, load_model
 
 
 def resolve(path: str | Path) -> Path:
     """The model file a ``ppo:`` argument names (see the module docstring)."""
     p = Path(path)
     if p.is_dir():
-        if (p / "best.zip").is_file():
-            return p / "best.zip"
-        from grove_env.training.checkpoint import latest
-
-        ckpt = latest(p)
+        if (p / BEST).is_file():
+            return p / BEST
+        ckpt = latest_checkpoint(p)
         if ckpt is not None:
             return ckpt / "model.zip"
         raise FileNotFoundError(f"ppo: run directory {str(p)!r} has no best.zip and no checkpoint")
@@ -45,11 +44,9 @@ def resolve(path: str | Path) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str, mtime_ns: int, size: int) -> Actor:
-    from grove_env.training.checkpoint import CheckpointError, load_model
-
     try:
         model = load_model(Path(path), device="cpu")
-    except CheckpointError as e:
+    except ModelFileError as e:
         raise ValueError(f"ppo: {e}") from None
     actor = Actor.of(model.policy).frozen_copy()
     actor.eval()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from .base import BaseAgent
 
 
 class RandomAgent(BaseAgent):

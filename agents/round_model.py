@@ -45,7 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.posterior import (
+from .posterior import (
     Slots,
     Triple,
     culprit_of,
@@ -288,7 +288,7 @@ def table_types(
 
     Two types of table: the other seats play the cautious-greedy model (prior ``trust``,
     with its ``noise``), or they accuse uniformly at random (noise 1). Under the model,
-    each triple of the uniform prior (:func:`agents.posterior.suspect_deals`) is
+    each triple of the uniform prior (:func:`grove_env.agents.posterior.suspect_deals`) is
     weighted by how likely the earlier accusations were; at random, they say nothing.
     Accusations that fit no triple well thus shift belief to the random table.
     """

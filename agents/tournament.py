@@ -2,7 +2,7 @@
 
 Command line (also installed as ``grove-tournament``)::
 
-    python -m agents.tournament --rules classic --players 4 \\
+    python -m grove_env.agents.tournament --rules classic --players 4 \\
         --agents heuristic,random,random,random --games 2000 --seed 0 --workers 2 \\
         --json out.json --plot out.png
 
@@ -29,7 +29,7 @@ counts as a draw for every entry (all rank first, the win point is split, the
 environment pays no reward); ``truncated="standings"`` ranks it by the standings the
 environment reports at the cut-off instead. Either way the count is reported.
 
-Statistics (see :mod:`agents.ratings`): win share with a Wilson 95% interval, mean
+Statistics (see :mod:`grove_env.agents.ratings`): win share with a Wilson 95% interval, mean
 final score (the rule set's count, fewer is better), mean reward, mean rank, and
 OpenSkill Plackett-Luce ratings.
 """
@@ -46,10 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent, parse_spec
-from agents.ratings import Z_95, openskill_ratings, wilson_interval, win_points
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
+
+from .base import Agent, make_agent, parse_spec
+from .ratings import Z_95, openskill_ratings, wilson_interval, win_points
 
 EntryLike = str | Agent | Callable[[int], Agent]
 TRUNCATED_MODES = ("draw", "standings")

@@ -25,10 +25,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from grove_env.agents.actor import Actor
 from grove_env.grove_v0 import raw_env
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents
-from grove_env.training.policy import Actor
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 

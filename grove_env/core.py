@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name
 from grove_env.rules import BLANK, CulpritMarkers, RuleSet, get_rules
+from grove_env.text import describe_table
 
 _ALL_SLOTS = (0, 1, 2)
 
@@ -353,8 +354,6 @@ class Game:
 
     # ----------------------------------------------------------------- text
     def __str__(self) -> str:
-        from grove_env.text import describe_table
-
         return describe_table(self)
 
     def __repr__(self) -> str:

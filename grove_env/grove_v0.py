@@ -4,7 +4,7 @@
 Import                ``from grove_env import grove_v0``
 Actions               Discrete(10), one space for every phase (see below)
 Parallel API          No (turn-based)
-Manual control        ``python -m agents.play``
+Manual control        ``python -m grove_env.agents.play``
 Agents                ``agents = ["player_0", ..., "player_{n-1}"]``, n = 2..5
 Action shape          ``()``
 Action values         0..9
@@ -89,9 +89,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from grove_env.actions import NUM_ACTIONS
+from grove_env.actions import NUM_ACTIONS, action_name
 from grove_env.core import Game
 from grove_env.observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
+from grove_env.render import table_image
 from grove_env.rules import RuleSet, get_rules
 from grove_env.state import STATE_HIGH, STATE_SIZE, encode_state
 from grove_env.text import describe_table
@@ -292,8 +293,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return move
         legal = self.game.legal_actions()
         if self.illegal_action == "raise":
-            from grove_env.actions import action_name
-
             names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
             raise ValueError(
                 f"{agent} played illegal action {move} in phase "
@@ -336,8 +335,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.game is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "rgb_array":
-            from grove_env.render import table_image
-
             return table_image(self.game)
         text = describe_table(self.game, reveal=False)
         if self.render_mode == "human":

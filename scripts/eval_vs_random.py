@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.base import make_agent  # noqa: E402
 from grove_env import grove_v0  # noqa: E402
+from grove_env.agents.base import make_agent  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 

@@ -33,8 +33,8 @@ def count_legal_decisions(agent, rules: str, n: int, first_seed: int, target: in
 
     Asserts that every action it picks is allowed by the mask; returns its decision count.
     """
-    from agents.base import make_agent
     from grove_env import grove_v0
+    from grove_env.agents.base import make_agent
 
     env = grove_v0.raw_env(num_players=n, rules=rules, illegal_action="raise")
     rnd = make_agent("random", seed=n)

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
-from agents.base import make_agent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent, HeuristicParams, parse_params
-from agents.posterior import posterior
 from grove_env import Game, decode, grove_v0
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
+from grove_env.agents.base import make_agent
+from grove_env.agents.greedy import GreedyAgent
+from grove_env.agents.heuristic import HeuristicAgent, HeuristicParams, parse_params
+from grove_env.agents.posterior import posterior
 
 ROOT = Path(__file__).resolve().parents[1]
 DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.human import HumanAgent, HumanQuit
-from agents.play import main
+from grove_env.agents.human import HumanAgent, HumanQuit
+from grove_env.agents.play import main
 from grove_env.core import Game
 from grove_env.observation import ObservationEncoder
 
@@ -97,7 +97,7 @@ def test_bad_arguments_exit_2(argv: list[str], message: str, capsys) -> None:
 
 
 def test_heuristic_opponents_if_available() -> None:
-    pytest.importorskip("agents.heuristic")
+    pytest.importorskip("grove_env.agents.heuristic")
     code, text = play(["--opponents", "heuristic", "--seed", "3"], scripted_input())
     assert code == 0 and "P1 (heuristic)" in text and "Final standings" in text
 
@@ -120,7 +120,7 @@ def test_human_agent_reprompts_until_legal() -> None:
 
 def test_module_runs_with_piped_stdin() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--players", "3", "--opponents", "random"]
+        [sys.executable, "-m", "grove_env.agents.play", "--players", "3", "--opponents", "random"]
         + ["--seed", "9"],
         input=scripted_input(),
         capture_output=True,

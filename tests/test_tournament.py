@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import base
-from agents.base import BaseAgent
-from agents.ratings import openskill_ratings, wilson_interval, win_points
-from agents.tournament import (
+from grove_env.agents import base
+from grove_env.agents.base import BaseAgent
+from grove_env.agents.ratings import openskill_ratings, wilson_interval, win_points
+from grove_env.agents.tournament import (
     GameRecord,
     TournamentError,
     entry_labels,
@@ -165,7 +165,7 @@ def test_masked_action_is_reported() -> None:
 
 
 def test_heuristic_spec_if_available() -> None:
-    pytest.importorskip("agents.heuristic")
+    pytest.importorskip("grove_env.agents.heuristic")
     result = run_tournament(["heuristic", "random", "random", "random"], games=8)
     assert result.entries[0].label == "heuristic"
 
@@ -229,7 +229,7 @@ def test_cli_masked_action_exit_1(monkeypatch, capsys) -> None:
 
 def test_module_runs_as_a_script() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "agents.tournament", "--players", "2", "--agents"]
+        [sys.executable, "-m", "grove_env.agents.tournament", "--players", "2", "--agents"]
         + ["random,random", "--games", "4", "--workers", "2", "--no-progress"],
         capture_output=True,
         text=True,
@@ -239,7 +239,13 @@ def test_module_runs_as_a_script() -> None:
     assert out.returncode == 0, out.stderr
     assert "random#2" in out.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "agents.tournament", "--agents", "nope,random,random,random"],
+        [
+            sys.executable,
+            "-m",
+            "grove_env.agents.tournament",
+            "--agents",
+            "nope,random,random,random",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

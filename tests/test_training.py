@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import torch
 
+from grove_env.agents.policy_files import ModelFileError, latest_checkpoint, load_model
 from grove_env.training import checkpoint
 from grove_env.training.config import load_config
 
@@ -77,7 +78,7 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
     needed = {"python", "torch", "stable-baselines3", "sb3-contrib", "grove-env", "numpy"}
     assert needed <= set(versions)
     assert json.loads((run_dir / "run.json").read_text())["seed"] == SMOKE.seed
-    ckpt = checkpoint.latest(run_dir)
+    ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
     assert ckpt.name == checkpoint.checkpoint_name(final_step(SMOKE.total_timesteps))
     assert {p.name for p in ckpt.iterdir()} == {"model.zip", "pool.pt", "state.json"}
@@ -113,8 +114,8 @@ def test_tensorboard_scalars_are_namespaced(smoke_run) -> None:
 
 
 def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
-    from agents.base import make_agent
-    from agents.tournament import run_tournament
+    from grove_env.agents.base import make_agent
+    from grove_env.agents.tournament import run_tournament
 
     run_dir, _ = smoke_run
     agent = make_agent(f"ppo:{run_dir}", seed=0)  # a run directory means its best.zip
@@ -135,7 +136,7 @@ def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
 
 
 def test_ppo_agent_errors(tmp_path: Path) -> None:
-    from agents.base import make_agent
+    from grove_env.agents.base import make_agent
 
     with pytest.raises(FileNotFoundError, match="no model at"):
         make_agent(f"ppo:{tmp_path / 'nothing.zip'}")
@@ -151,7 +152,7 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
-    from agents.base import make_agent
+    from grove_env.agents.base import make_agent
 
     class Other(gym.Env):
         observation_space = gym.spaces.Box(0, 1, (10,), np.float32)
@@ -168,8 +169,8 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
 
     path = tmp_path / "other.zip"
     MaskablePPO("MlpPolicy", Other(), n_steps=8, batch_size=8).save(path)
-    with pytest.raises(checkpoint.CheckpointError, match=r"observations of shape \(10,\)"):
-        checkpoint.load_model(path)
+    with pytest.raises(ModelFileError, match=r"observations of shape \(10,\)"):
+        load_model(path)
     with pytest.raises(ValueError, match="ppo: checkpoint"):
         make_agent(f"ppo:{path}")
 
@@ -193,7 +194,7 @@ def start_and_wait_for_checkpoint(run_dir: Path, total: int) -> subprocess.Popen
         env=ENV,
     )
     deadline = time.time() + 180
-    while checkpoint.latest(run_dir) is None:
+    while latest_checkpoint(run_dir) is None:
         assert proc.poll() is None, proc.communicate()[0]
         assert time.time() < deadline, "no checkpoint within 180 s"
         time.sleep(0.05)
@@ -206,15 +207,15 @@ def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     proc = start_and_wait_for_checkpoint(run_dir, total)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    killed_at = checkpoint.read_state(checkpoint.latest(run_dir))["step"]
+    killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
     assert killed_at < final_step(total)
 
     done = run_train("--resume", str(run_dir))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "resuming" in done.stdout
-    meta = checkpoint.read_state(checkpoint.latest(run_dir))
+    meta = checkpoint.read_state(latest_checkpoint(run_dir))
     assert meta["step"] == final_step(total)
-    model = checkpoint.load_model(checkpoint.latest(run_dir) / "model.zip")
+    model = load_model(latest_checkpoint(run_dir) / "model.zip")
     assert model.num_timesteps == final_step(total)
     assert (run_dir / "final_eval.json").is_file()
     rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
@@ -234,7 +235,7 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 130, out
     assert "Traceback" not in out
     assert f"resume with: python train.py --resume {run_dir}" in out
-    step = checkpoint.read_state(checkpoint.latest(run_dir))["step"]
+    step = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
     assert step % SMOKE.rollout_size == 0 and step < total
 
 
@@ -243,7 +244,7 @@ def test_corrupt_or_mismatched_checkpoint_gives_a_clear_error(tmp_path: Path) ->
     proc = start_and_wait_for_checkpoint(run_dir, 40 * SMOKE.rollout_size)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    ckpt = checkpoint.latest(run_dir)
+    ckpt = latest_checkpoint(run_dir)
 
     changed = run_train("--resume", str(run_dir), "--set", "net_arch=[8]")
     assert changed.returncode == 2

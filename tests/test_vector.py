@@ -17,7 +17,6 @@ plays 1,000 per run (4,000 per table).
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import os
 import subprocess
@@ -28,7 +27,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grove_env import vector, vector_rules, vector_state
 from grove_env.core import Game
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
@@ -302,10 +300,3 @@ def test_benchmark_script_runs() -> None:
     assert (
         "| 16 |" in done.stdout and "grove_v0" in done.stdout and "Memory at B = 16" in done.stdout
     )
-
-
-def test_docstring_examples() -> None:
-    """The examples in the batched engine's docstrings (pytest collects only tests/)."""
-    for module in (vector, vector_rules, vector_state):
-        failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert tried and not failures, module.__name__

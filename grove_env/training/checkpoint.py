@@ -4,8 +4,9 @@ A checkpoint is a folder ``checkpoints/step_<12 digits>/`` holding ``model.zip``
 whole MaskablePPO: weights, optimiser, ``num_timesteps``), ``pool.pt`` (the opponent
 snapshots) and ``state.json`` (trainer state and the config that shaped the model).
 It is written under a temporary name and renamed into place with ``os.replace``, so a
-run killed at any moment leaves either a whole checkpoint or none; :func:`latest`
-ignores leftovers. ``best.zip`` (model only, what the ``ppo:`` agent loads) is
+run killed at any moment leaves either a whole checkpoint or none, and
+:func:`~grove_env.agents.policy_files.latest_checkpoint` ignores leftovers (that module
+defines the layout). ``best.zip`` (model only, what the ``ppo:`` agent loads) is
 replaced the same way.
 
 Checkpoints are taken at rollout boundaries only (right after a PPO update), so
@@ -18,15 +19,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import zipfile
 from pathlib import Path
 from typing import Any
 
+from grove_env.agents.policy_files import (
+    BEST,
+    CHECKPOINT_PREFIX,
+    CHECKPOINTS,
+    ModelFileError,
+    load_model,
+)
 from grove_env.training.config import TrainConfig
 from grove_env.training.run_dir import atomic_write_text
 
-CHECKPOINTS = "checkpoints"
-PREFIX = "step_"
 # Fields that shape the model or its data: a checkpoint only fits a run that agrees.
 MODEL_FIELDS = (
     "rules",
@@ -41,25 +46,12 @@ MODEL_FIELDS = (
 )
 
 
-class CheckpointError(RuntimeError):
+class CheckpointError(ModelFileError):
     """A checkpoint is missing, corrupt, or does not fit the run that loads it."""
 
 
 def checkpoint_name(step: int) -> str:
-    return f"{PREFIX}{step:012d}"
-
-
-def latest(run_dir: Path) -> Path | None:
-    """The newest complete checkpoint folder of a run, or ``None``."""
-    folder = run_dir / CHECKPOINTS
-    if not folder.is_dir():
-        return None
-    done = [
-        p
-        for p in folder.iterdir()
-        if p.is_dir() and p.name.startswith(PREFIX) and (p / "state.json").is_file()
-    ]
-    return max(done, key=lambda p: p.name) if done else None
+    return f"{CHECKPOINT_PREFIX}{step:012d}"
 
 
 def save(
@@ -90,7 +82,7 @@ def save(
     if final.exists():  # the same step saved twice (e.g. interrupted right after one)
         shutil.rmtree(final)
     os.replace(tmp, final)
-    old = sorted(p for p in folder.iterdir() if p.is_dir() and p.name.startswith(PREFIX))
+    old = sorted(p for p in folder.iterdir() if p.is_dir() and p.name.startswith(CHECKPOINT_PREFIX))
     for p in old[:-keep]:
         shutil.rmtree(p, ignore_errors=True)
     for p in folder.glob(".tmp-*"):  # leftovers of killed runs
@@ -103,7 +95,7 @@ def save_best(run_dir: Path, model: Any, info: dict[str, Any]) -> None:
     """Replace ``best.zip`` and ``best.json`` atomically."""
     tmp = run_dir / f".best-{os.getpid()}.zip"
     model.save(tmp)
-    os.replace(tmp, run_dir / "best.zip")
+    os.replace(tmp, run_dir / BEST)
     atomic_write_text(run_dir / "best.json", json.dumps(info, indent=2) + "\n")
 
 
@@ -128,41 +120,6 @@ def read_state(ckpt: Path) -> dict[str, Any]:
     if not isinstance(meta, dict) or "step" not in meta or "config" not in meta:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json lacks step/config")
     return meta
-
-
-def load_model(path: Path, env: Any = None, device: str = "cpu") -> Any:
-    """``MaskablePPO.load`` with clear errors: missing, corrupt, or other spaces."""
-    from sb3_contrib import MaskablePPO
-
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no model file at {str(path)!r}")
-    if not zipfile.is_zipfile(path):
-        raise CheckpointError(f"{str(path)!r} is not a MaskablePPO checkpoint (not a zip file)")
-    try:
-        model = MaskablePPO.load(path, env=env, device=device)
-    except ValueError as e:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} does not fit this environment: {e}"
-        ) from None
-    except (KeyError, OSError, RuntimeError, EOFError, zipfile.BadZipFile, TypeError) as e:
-        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or unreadable: {e!r}") from None
-    check_spaces(model, path)
-    return model
-
-
-def check_spaces(model: Any, path: Path) -> None:
-    """The model must read 125-float observations and choose among 10 actions."""
-    from grove_env.actions import NUM_ACTIONS
-    from grove_env.observation import OBS_SIZE
-
-    obs_shape = getattr(model.observation_space, "shape", None)
-    n_actions = getattr(model.action_space, "n", None)
-    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is a policy for observations of shape {obs_shape} and "
-            f"{n_actions} actions; grove_env needs ({OBS_SIZE},) and {NUM_ACTIONS}"
-        )
 
 
 def load(ckpt: Path, env: Any, cfg: TrainConfig, device: str = "cpu") -> tuple[Any, dict, dict]:

@@ -47,7 +47,7 @@ class OpponentMix:
     pool: float = field(default=0.2, metadata={"min": 0.0})
     """A past snapshot of the learner from the opponent pool (live until one exists)."""
     heuristic: float = field(default=0.2, metadata={"min": 0.0})
-    """The rule-based ``heuristic`` agent (:mod:`agents.heuristic`)."""
+    """The rule-based ``heuristic`` agent (:mod:`grove_env.agents.heuristic`)."""
     random: float = field(default=0.1, metadata={"min": 0.0})
     """Uniformly random legal moves."""
 

@@ -6,7 +6,7 @@ hundred games in a few seconds. Every slot counts only its first ``quota`` games
 so short games are not over-represented (counting whatever finishes first in a
 fixed number of steps would favour them). The learner's seat rotates.
 
-:func:`final_evaluation` runs :func:`agents.tournament.run_tournament` with the
+:func:`final_evaluation` runs :func:`grove_env.agents.tournament.run_tournament` with the
 spec ``ppo:<path>``: the trained agent against ``n - 1`` heuristic and against
 ``n - 1`` random opponents, played game by game through ``grove_v0`` like any
 other agent, and writes ``final_eval.txt`` / ``final_eval.json`` into the run.
@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from grove_env.agents.actor import Actor
+from grove_env.agents.tournament import run_tournament
 from grove_env.training.config import TrainConfig
 from grove_env.training.opponents import Opponents
-from grove_env.training.policy import Actor
 from grove_env.training.run_dir import atomic_write_text
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
@@ -64,12 +65,13 @@ class QuickEvaluator:
     def run(self, actor: Actor, seed: int) -> QuickEval:
         env = self.env
         env.seed(seed)
-        obs = env.reset()
+        obs = np.asarray(env.reset())
         counted = np.zeros(self.slots, dtype=np.int64)
         points, rewards, ranks = [], [], []
         while (counted < self.quota).any():
             actions = actor.act(obs, env.action_masks(), deterministic=True)
-            obs, _, dones, infos = env.step(actions)
+            stepped, _, dones, infos = env.step(actions)
+            obs = np.asarray(stepped)
             for b in np.flatnonzero(dones & (counted < self.quota)):
                 info = infos[b]
                 points.append(info["win_points"])
@@ -88,8 +90,6 @@ class QuickEvaluator:
 
 def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
     """Tournament tables of the trained agent vs each baseline; saved and returned as text."""
-    from agents.tournament import run_tournament
-
     n = cfg.num_players
     spec = f"ppo:{model_path}"
     tables, results = [], {}

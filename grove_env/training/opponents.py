@@ -6,7 +6,7 @@ Each opponent seat of each game is given a *kind* id when its game starts:
 id      kind
 ======  ==========================================================================
 0       ``live``: the learner's own current weights, sampling (self-play)
-1       ``heuristic``: :mod:`agents.heuristic`, through its ``act_batch``
+1       ``heuristic``: :mod:`grove_env.agents.heuristic`, through its ``act_batch``
 2       ``random``: uniform over legal moves
 3+i     ``pool``: snapshot ``i`` of the learner (frozen weights, sampling)
 ======  ==========================================================================
@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from grove_env.agents.actor import Actor
+from grove_env.agents.base import make_agent
 from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SEEN
-from grove_env.training.policy import Actor
 
 LIVE, HEURISTIC, RANDOM, POOL_0 = 0, 1, 2, 3
 KIND_NAMES = ("live", "heuristic", "random", "pool")
@@ -139,15 +140,13 @@ class Opponents:
         return self.pool[kind - POOL_0].act(observations, masks, generator=self.torch_rng)
 
 
-def make_heuristic(seed: int | None):  # noqa: ANN201 - an agents.base.Agent
+def make_heuristic(seed: int | None):  # noqa: ANN201 - an grove_env.agents.base.Agent
     """The ``heuristic`` agent from the registry, with a clear error if it is missing."""
-    from agents.base import make_agent
-
     try:
         return make_agent("heuristic", seed=seed)
     except ImportError as e:
         raise RuntimeError(
-            f"heuristic opponents need agents.heuristic, which failed to import ({e}); "
+            f"heuristic opponents need grove_env.agents.heuristic, which failed to import ({e}); "
             "set opponents.heuristic=0 and leave 'heuristic' out of eval_opponents"
         ) from None
 

@@ -27,6 +27,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+import grove_env
 from grove_env.training.config import TrainConfig, dump_config
 
 METRICS_COLUMNS = (
@@ -88,8 +89,6 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[pkg] = "not installed"
     if out["grove-env"] == "not installed":
-        import grove_env
-
         out["grove-env"] = grove_env.__version__
     return out
 

@@ -29,6 +29,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
+from grove_env.agents.actor import Actor
+from grove_env.agents.policy_files import CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
 from grove_env.training.config import (
     ConfigError,
@@ -40,7 +42,6 @@ from grove_env.training.config import (
 from grove_env.training.evaluate import QuickEvaluator, final_evaluation
 from grove_env.training.features import GroveFeatures
 from grove_env.training.opponents import Opponents
-from grove_env.training.policy import Actor
 from grove_env.training.run_dir import (
     MetricsLog,
     atomic_write_text,
@@ -294,7 +295,7 @@ class Trainer:
         step = int(self.model.num_timesteps)
         if self.last_eval != step:
             self.evaluate(step)
-        if self.last_checkpoint != step or checkpoint.latest(self.run_dir) is None:
+        if self.last_checkpoint != step or latest_checkpoint(self.run_dir) is None:
             self.save_checkpoint()
         return True
 
@@ -344,7 +345,7 @@ def _best_so_far(run_dir: Path) -> float:
 
 
 def _step_of(ckpt: Path) -> int:
-    return int(ckpt.name.removeprefix(checkpoint.PREFIX))
+    return int(ckpt.name.removeprefix(CHECKPOINT_PREFIX))
 
 
 # --------------------------------------------------------------------- entry points
@@ -371,7 +372,7 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
             f"--resume cannot change {', '.join(fixed)} (the checkpoint depends on it); "
             f"it may change {', '.join(RESUMABLE_FIELDS)}"
         )
-    ckpt = checkpoint.latest(run_dir)
+    ckpt = latest_checkpoint(run_dir)
     write_run_files(run_dir, cfg)
     _write_run_info(run_dir, cfg, resumed=True, ckpt=ckpt)
     where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"

@@ -33,7 +33,7 @@ from grove_env.observation import (
     ObservationEncoder,
 )
 from grove_env.rules import RuleSet
-from grove_env.vector_state import OVER, VectorState
+from grove_env.vector.state import OVER, VectorState
 
 
 class VectorEncoder:

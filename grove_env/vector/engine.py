@@ -16,7 +16,7 @@ thousands of games of every rule set and player count.
                        :class:`StepResult`; finished games are reset at once
 ``round_results``      :class:`RoundResults` of the rounds resolved by the last step
 ``force_deals(deals)`` the next deal(s) of chosen games, for tests
-``state``              the :class:`~grove_env.vector_state.VectorState` (read only)
+``state``              the :class:`~grove_env.vector.state.VectorState` (read only)
 =====================  ==========================================================
 
 Rewards are those of grove_v0, per seat and step: ``outcome`` pays
@@ -43,13 +43,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from grove_env import vector_rules as vr
 from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
 from grove_env.rules import RuleSet, get_rules
-from grove_env.vector_obs import VectorEncoder
-from grove_env.vector_results import RoundResults, StepResult
-from grove_env.vector_state import (
+from grove_env.vector import rules as vr
+from grove_env.vector.obs import VectorEncoder
+from grove_env.vector.results import RoundResults, StepResult
+from grove_env.vector.state import (
     INDEX_TO_VALUE,
     OVER,
     VALUE_TO_INDEX,

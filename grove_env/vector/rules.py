@@ -1,4 +1,4 @@
-"""The rules of a round on a :class:`~grove_env.vector_state.VectorState`, batched.
+"""The rules of a round on a :class:`~grove_env.vector.state.VectorState`, batched.
 
 Each function applies one step of RULES.md to the games selected by a boolean mask
 ``[B]`` and leaves the others as they were. They loop over seats, positions or slots
@@ -19,7 +19,7 @@ import numpy as np
 from grove_env.actions import KEEP, SWAP_0, Phase
 from grove_env.core import culprit_slot
 from grove_env.rules import CulpritMarkers, RuleSet, Scoring
-from grove_env.vector_state import INDEX_TO_VALUE, VectorState
+from grove_env.vector.state import INDEX_TO_VALUE, VectorState
 
 
 def look(st: VectorState, actions: np.ndarray, games: np.ndarray, victim_swap: bool) -> None:

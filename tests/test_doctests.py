@@ -1,0 +1,30 @@
+"""The docstring examples of every module in the package (pytest collects only tests/)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import grove_env
+
+MODULES = sorted(
+    info.name for info in pkgutil.walk_packages(grove_env.__path__, prefix="grove_env.")
+)
+
+
+def test_every_subpackage_is_walked() -> None:
+    assert {
+        "grove_env.agents.heuristic",
+        "grove_env.vector.engine",
+        "grove_env.training.config",
+    } <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    failures, _ = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert failures == 0, name
