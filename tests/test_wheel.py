@@ -1,0 +1,25 @@
+"""The wheel installs one import name, ``grove_env``, with the agents inside it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("grove_env-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top == {"grove_env"}
+    assert "grove_env/agents/heuristic.py" in names and "grove_env/vector/engine.py" in names
