@@ -59,7 +59,7 @@ class GameResult:
     decisions: tuple[int, ...]  # moves each seat made
     ended_by: tuple[int, ...]  # seats whose counts ended the game (none if truncated)
     truncated: bool  # cut off at ``max_rounds`` instead of ended by the rules
-    rounds: int  # the game's round number at the end
+    rounds: int  # rounds played (``len(game.history)``)
 
 
 def seat_of(entry: int, game: int, num_players: int) -> int:
@@ -135,7 +135,7 @@ def play_game(
         decisions=tuple(decisions),
         ended_by=tuple(int(s) for s in last["ended_by"]),
         truncated=bool(env.truncations[name]),
-        rounds=game.round,
+        rounds=len(game.history),
     )
     while env.agents:  # step the finished seats out, as the AEC API expects
         env.step(None)

@@ -136,7 +136,9 @@ def play_tournament_game(setup: _Setup, index: int, env: raw_env | None = None) 
         scores=tuple(result.scores[s] for s in seats),
         rewards=tuple(result.rewards[s] for s in seats),
         truncated=result.truncated,
-        rounds=result.rounds,
+        # game.round, as before this loop was shared: a truncated game counts the round it
+        # had begun (one more than it played); kept so that the tables stay the same
+        rounds=env.game.round if env.game is not None else 0,
     )
 
 
