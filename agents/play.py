@@ -10,7 +10,7 @@ and your legal moves by number and name. Every move at the table is announced, a
 after each round the reveal and where the markers went; at the end, the standings.
 ``--opponents`` takes one spec for every other seat or a comma-separated list, one
 per other seat in clockwise order from yours. Without ``--opponents`` you play the
-``heuristic`` agent where it is installed, else ``random``.
+``heuristic`` agent.
 """
 
 from __future__ import annotations
@@ -30,25 +30,18 @@ from grove_env.text import describe_round, describe_table
 
 from .base import Agent, make_agent, parse_spec
 from .human import HumanAgent, HumanQuit
+from .match import GameResult, IllegalActionError, Observation, Step, play_game
 
+DEFAULT_OPPONENT = "heuristic"
 RESULT_ROW = {
     "classic": "fewest markers held (both faces) is best",
     "revised": "most penalty markers is worst; the rest rank by fewest penalty markers",
 }
 
 
-def default_opponent() -> str:
-    """``heuristic`` where its module imports, else ``random``."""
-    try:
-        make_agent("heuristic", seed=0)
-    except ImportError:
-        return "random"
-    return "heuristic"
-
-
 def opponent_specs(text: str | None, num_players: int) -> list[str]:
     """One spec per other seat from ``--opponents`` (a single spec is repeated)."""
-    specs = [s.strip() for s in (text or default_opponent()).split(",")]
+    specs = [s.strip() for s in (text or DEFAULT_OPPONENT).split(",")]
     if len(specs) == 1:
         specs *= num_players - 1
     if len(specs) != num_players - 1:
@@ -82,6 +75,8 @@ class Table:
         self.n = num_players
         self.agents: dict[int, Agent] = {}
         self.labels: dict[int, str] = {seat: "you"}
+        self.current_round = 0  # the round whose header was shown last
+        self.last_seat: int | None = None  # who moved last
         others = [(seat + k) % num_players for k in range(1, num_players)]
         seeds = np.random.SeedSequence([seed, 1]).generate_state(num_players, np.uint64)
         for other, spec in zip(others, opponents):
@@ -109,50 +104,42 @@ class Table:
 
     def play(self) -> None:
         env = self.env
-        env.reset(seed=self.seed)
         self.intro()
-        shown_rounds = 0
-        current_round = 0
-        last_seat = None
-        while True:
-            name = env.agent_selection
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                break
-            game = env.game
-            assert game is not None
-            if game.round != current_round:
-                current_round = game.round
-                first = self.who(game.first_player)
-                self.say(f"\n=== Round {current_round}: {first} goes first ===")
-            seat = env.agent_name_mapping[name]
-            if seat == self.seat:
-                if last_seat != seat:  # the first player's later decisions change nothing public
-                    self.say("\n--- Your turn. The table (public) ---")
-                    self.say(describe_table(game, reveal=False))
-                action = self.human.act(obs)
-            else:
-                action = int(self.agents[seat].act(obs))
-            env.step(action)
-            last_seat = seat
-            self.say(f"{self.who(seat)}: {action_name(action)}")
-            if len(game.history) > shown_rounds:
-                shown_rounds = len(game.history)
-                self.say(describe_round(game.history[-1], self.rules))
-        self.final(truncated=bool(env.truncations[env.agent_selection]))
+        self.current_round, self.last_seat = 0, None
+        seats: list[Agent] = [self.agents.get(s, self.human) for s in range(self.n)]
+        result = play_game(env, seats, self.seed, before_act=self.show, after_step=self.announce)
+        self.final(result)
 
-    def final(self, truncated: bool) -> None:
-        env = self.env
-        game = env.game
+    def show(self, seat: int, observation: Observation) -> None:
+        """Before a move: a new round's header, and the public table before your turn."""
+        game = self.env.game
         assert game is not None
-        infos = env.infos
-        standings = [int(infos[a]["standings"]) for a in env.possible_agents]
-        scores = infos[env.possible_agents[0]]["scores"]
+        if game.round != self.current_round:
+            self.current_round = game.round
+            self.say(f"\n=== Round {game.round}: {self.who(game.first_player)} goes first ===")
+        # the first player's later decisions change nothing public: show the table once
+        if seat == self.seat and self.last_seat != seat:
+            self.say("\n--- Your turn. The table (public) ---")
+            self.say(describe_table(game, reveal=False))
+
+    def announce(self, step: Step) -> None:
+        """After a move: who did what, and the reveal when it ended a round."""
+        game = self.env.game
+        assert game is not None
+        self.last_seat = step.seat
+        self.say(f"{self.who(step.seat)}: {action_name(step.action)}")
+        if step.round_ended:
+            self.say(describe_round(game.history[-1], self.rules))
+
+    def final(self, result: GameResult) -> None:
+        game = self.env.game
+        assert game is not None
+        standings, scores = result.standings, result.scores
         rounds = len(game.history)
-        if truncated:
+        if result.truncated:
             self.say(f"\nThe game was cut off after {rounds} rounds; standings so far.")
         else:
-            ended = ", ".join(f"P{s}" for s in infos[env.possible_agents[0]]["ended_by"])
+            ended = ", ".join(f"P{s}" for s in result.ended_by)
             self.say(f"\nGame over after {rounds} rounds (the end was triggered by {ended}).")
         self.say(f"Final standings (1 is best; {RESULT_ROW.get(self.rules, '')}):")
         for seat in sorted(range(self.n), key=lambda s: (standings[s], s)):
@@ -172,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponents",
         default=None,
         help="one spec for every other seat, or one per other seat clockwise from yours "
-        "(default: heuristic if installed, else random)",
+        "(default: heuristic)",
     )
     p.add_argument("--rules", default="classic", help="classic (default) or revised")
     p.add_argument("--seat", type=int, default=0, help="your seat; seat 0 goes first (default 0)")
@@ -207,6 +194,9 @@ def main(
         table.play()
     except HumanQuit as exc:
         human.say(f"Leaving the game: {exc}. (Replay this deal with --seed {seed}.)")
+    except IllegalActionError as exc:
+        print(f"grove-play: an agent failed: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         human.say("\nInterrupted; leaving the game.")
         return 130

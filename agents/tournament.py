@@ -31,26 +31,30 @@ environment reports at the cut-off instead. Either way the count is reported.
 
 Statistics (see :mod:`grove_env.agents.ratings`): win share with a Wilson 95% interval, mean
 final score (the rule set's count, fewer is better), mean reward, mean rank, and
-OpenSkill Plackett-Luce ratings.
+OpenSkill Plackett-Luce ratings. Each game is played by
+:func:`grove_env.agents.match.play_game`; records, statistics and the report are in
+:mod:`grove_env.agents.tournament_report`, the plot in :mod:`grove_env.agents.tournament_plot`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
 
 from .base import Agent, make_agent, parse_spec
-from .ratings import Z_95, openskill_ratings, wilson_interval, win_points
+from .match import IllegalActionError, game_seeds, play_game, seat_of
+from .tournament_report import EntryStats, GameRecord, TournamentResult, summarise
+
+# re-exported: the tournament's public names, wherever they are defined
+__all__ = ["EntryStats", "GameRecord", "TournamentError", "TournamentResult", "entry_labels"]
+__all__ += ["game_seeds", "main", "run_tournament", "seat_of", "summarise"]
 
 EntryLike = str | Agent | Callable[[int], Agent]
 TRUNCATED_MODES = ("draw", "standings")
@@ -58,216 +62,6 @@ TRUNCATED_MODES = ("draw", "standings")
 
 class TournamentError(RuntimeError):
     """An agent misbehaved during a game (e.g. played a masked action)."""
-
-
-# --------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class GameRecord:
-    """One finished game, everything indexed by entry (not by seat)."""
-
-    index: int
-    seats: tuple[int, ...]  # seat of each entry
-    ranks: tuple[int, ...]  # rank used for statistics (1 is best, ties share)
-    scores: tuple[int, ...]  # final score count (fewer is better)
-    rewards: tuple[float, ...]  # sum of the environment's rewards over the game
-    truncated: bool
-    rounds: int
-
-
-@dataclass(frozen=True)
-class EntryStats:
-    """Per-entry figures over all games of a tournament."""
-
-    label: str
-    spec: str
-    games: int
-    win_points: float
-    win_share: float
-    ci_low: float
-    ci_high: float
-    mean_score: float
-    mean_reward: float
-    mean_rank: float
-    seat_games: tuple[int, ...]
-    mu: float
-    sigma: float
-    ordinal: float
-
-
-@dataclass
-class TournamentResult:
-    """What :func:`run_tournament` returns; ``records`` holds every game."""
-
-    rules: str
-    num_players: int
-    games: int
-    games_requested: int
-    seed: int
-    max_rounds: int
-    truncated_mode: str
-    truncated: int
-    mean_rounds: float
-    entries: list[EntryStats]
-    seat_win_share: list[float]
-    records: list[GameRecord] = field(default_factory=list, repr=False)
-
-    @property
-    def fair_share(self) -> float:
-        return 1.0 / self.num_players
-
-    def entry(self, label: str) -> EntryStats:
-        """The stats of the entry with this label."""
-        for e in self.entries:
-            if e.label == label:
-                return e
-        raise KeyError(f"no entry {label!r}; entries: {[e.label for e in self.entries]}")
-
-    def table(self) -> str:
-        """A fixed-width text table, one line per entry."""
-        width = max(5, *(len(e.label) for e in self.entries))
-        lines = [
-            f"In a Grove tournament: {self.rules} rules, {self.num_players} players, "
-            f"{self.games} games ({self.games // self.num_players} seat rotations), "
-            f"seed {self.seed}",
-            f"truncated games (cut off at {self.max_rounds} rounds, counted as "
-            f"{'draws' if self.truncated_mode == 'draw' else 'standings'}): {self.truncated}; "
-            f"mean rounds per game: {self.mean_rounds:.2f}",
-            "",
-            f"{'entry':<{width}}  win share  95% CI (Wilson)   mean score  mean reward  "
-            f"mean rank     mu  sigma  ordinal",
-        ]
-        for e in self.entries:
-            lines.append(
-                f"{e.label:<{width}}  {e.win_share:9.3f}  [{e.ci_low:.3f}, {e.ci_high:.3f}]"
-                f"  {e.mean_score:10.2f}  {e.mean_reward:+11.3f}  {e.mean_rank:9.2f}"
-                f"  {e.mu:5.2f}  {e.sigma:5.2f}  {e.ordinal:7.2f}"
-            )
-        lines.append("")
-        lines.append(
-            f"fair share {self.fair_share:.3f}; win share by seat: "
-            + ", ".join(f"seat {s} {w:.3f}" for s, w in enumerate(self.seat_win_share))
-        )
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able summary (the per-game records are left out)."""
-        return {
-            "rules": self.rules,
-            "num_players": self.num_players,
-            "games": self.games,
-            "games_requested": self.games_requested,
-            "seed": self.seed,
-            "max_rounds": self.max_rounds,
-            "truncated_mode": self.truncated_mode,
-            "truncated": self.truncated,
-            "mean_rounds": self.mean_rounds,
-            "fair_share": self.fair_share,
-            "win_share_interval": "wilson-95",
-            "rating_model": "openskill-plackett-luce",
-            "seat_win_share": list(self.seat_win_share),
-            "entries": [{**asdict(e), "seat_games": list(e.seat_games)} for e in self.entries],
-        }
-
-    def save_json(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
-
-    def plot(self, path: str) -> None:
-        """Bar chart of win share with 95% intervals and the fair-share line, as a PNG."""
-        # Figure + Agg canvas directly: no pyplot, no global backend switch.
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(1.6 + 1.3 * len(self.entries), 4.0), dpi=100)
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        xs = range(len(self.entries))
-        shares = [e.win_share for e in self.entries]
-        errs = [
-            [e.win_share - e.ci_low for e in self.entries],
-            [e.ci_high - e.win_share for e in self.entries],
-        ]
-        ax.bar(xs, shares, yerr=errs, capsize=6, color="#4c72b0")
-        ax.axhline(self.fair_share, color="#c44e52", linestyle="--", label="fair share")
-        ax.set_xticks(list(xs), [e.label for e in self.entries])
-        ax.set_ylabel("win share (95% Wilson interval)")
-        ax.set_ylim(0, min(1.0, max(e.ci_high for e in self.entries) * 1.15 + 0.02))
-        ax.set_title(f"{self.rules}, {self.num_players} players, {self.games} games")
-        ax.legend(loc="upper right")
-        fig.tight_layout()
-        fig.savefig(path)
-
-
-def summarise(
-    records: Sequence[GameRecord],
-    labels: Sequence[str],
-    specs: Sequence[str] | None = None,
-    *,
-    rules: str = "classic",
-    seed: int = 0,
-    max_rounds: int = 100,
-    truncated_mode: str = "draw",
-    games_requested: int | None = None,
-) -> TournamentResult:
-    """Turn per-game records (in any order) into a :class:`TournamentResult`."""
-    records = sorted(records, key=lambda r: r.index)
-    n = len(labels)
-    g = len(records)
-    if g == 0:
-        raise ValueError("no games to summarise")
-    specs = list(specs) if specs is not None else list(labels)
-    points = np.zeros(n)
-    seat_points = np.zeros(n)
-    scores = np.zeros(n)
-    rewards = np.zeros(n)
-    ranks = np.zeros(n)
-    seat_games = np.zeros((n, n), dtype=int)
-    for rec in records:
-        pts = win_points(rec.ranks)
-        for e in range(n):
-            points[e] += pts[e]
-            seat_points[rec.seats[e]] += pts[e]
-            seat_games[e, rec.seats[e]] += 1
-        scores += rec.scores
-        rewards += rec.rewards
-        ranks += rec.ranks
-    ratings = openskill_ratings((rec.ranks for rec in records), n)
-    entries = []
-    for e in range(n):
-        low, high = wilson_interval(points[e], g, Z_95)
-        entries.append(
-            EntryStats(
-                label=labels[e],
-                spec=specs[e],
-                games=g,
-                win_points=float(points[e]),
-                win_share=float(points[e] / g),
-                ci_low=low,
-                ci_high=high,
-                mean_score=float(scores[e] / g),
-                mean_reward=float(rewards[e] / g),
-                mean_rank=float(ranks[e] / g),
-                seat_games=tuple(int(x) for x in seat_games[e]),
-                mu=ratings[e].mu,
-                sigma=ratings[e].sigma,
-                ordinal=ratings[e].ordinal,
-            )
-        )
-    return TournamentResult(
-        rules=rules,
-        num_players=n,
-        games=g,
-        games_requested=g if games_requested is None else games_requested,
-        seed=seed,
-        max_rounds=max_rounds,
-        truncated_mode=truncated_mode,
-        truncated=sum(r.truncated for r in records),
-        mean_rounds=sum(r.rounds for r in records) / g,
-        entries=entries,
-        seat_win_share=[float(x / g) for x in seat_points],
-        records=list(records),
-    )
 
 
 # --------------------------------------------------------------------------- playing
@@ -283,17 +77,6 @@ def entry_labels(names: Sequence[str]) -> list[str]:
         seen[name] = seen.get(name, 0) + 1
         labels.append(f"{name}#{seen[name]}" if names.count(name) > 1 else name)
     return labels
-
-
-def seat_of(entry: int, game: int, num_players: int) -> int:
-    """The seat entry ``entry`` takes in game ``game`` (rotation by one seat per game)."""
-    return (entry + game) % num_players
-
-
-def game_seeds(seed: int, game: int, num_entries: int) -> tuple[int, list[int]]:
-    """The environment seed and one agent seed per entry for game ``game``."""
-    state = np.random.SeedSequence([seed, game]).generate_state(num_entries + 1, np.uint64)
-    return int(state[0]), [int(s) for s in state[1:]]
 
 
 def _is_agent(obj: Any) -> bool:
@@ -329,7 +112,7 @@ def make_env(setup: _Setup) -> raw_env:
     return raw_env(num_players=setup.num_players, rules=setup.rules, max_rounds=setup.max_rounds)
 
 
-def play_game(setup: _Setup, index: int, env: raw_env | None = None) -> GameRecord:
+def play_tournament_game(setup: _Setup, index: int, env: raw_env | None = None) -> GameRecord:
     """Play game ``index`` of a tournament (in ``env`` if given, it is reset) and record it."""
     n = setup.num_players
     env_seed, agent_seeds = game_seeds(setup.seed, index, n)
@@ -339,44 +122,23 @@ def play_game(setup: _Setup, index: int, env: raw_env | None = None) -> GameReco
         by_seat[seats[e]] = _agent_for_game(entry, agent_seeds[e])
     if env is None:
         env = make_env(setup)
-    env.reset(seed=env_seed)
-    seat_index = env.agent_name_mapping
-    totals = [0.0] * n
-    while True:
-        name = env.agent_selection
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            break
-        seat = seat_index[name]
-        action = by_seat[seat].act(obs)
-        mask = obs["action_mask"]
-        try:
-            legal = action == int(action) and 0 <= action < len(mask) and mask[action] == 1
-        except (TypeError, ValueError):
-            legal = False
-        if not legal:
-            raise TournamentError(
-                f"game {index}: agent {by_seat[seat].name!r} at seat {seat} played "
-                f"{action!r}, which is not a legal action"
-            )
-        env.step(int(action))
-        for a, r in env.rewards.items():
-            totals[seat_index[a]] += r
-    infos = env.infos
-    was_truncated = bool(env.truncations[name])
-    standings = [int(infos[a]["standings"]) for a in env.possible_agents]
-    scores = list(infos[env.possible_agents[0]]["scores"])
-    if was_truncated and setup.truncated_mode == "draw":
-        standings = [1] * n
-    rounds = env.game.round if env.game is not None else 0
+    try:
+        result = play_game(env, by_seat, env_seed)
+    except IllegalActionError as exc:
+        raise TournamentError(f"game {index}: {exc}") from None
+    standings = result.standings
+    if result.truncated and setup.truncated_mode == "draw":
+        standings = (1,) * n
     return GameRecord(
         index=index,
         seats=tuple(seats),
         ranks=tuple(standings[s] for s in seats),
-        scores=tuple(int(scores[s]) for s in seats),
-        rewards=tuple(totals[s] for s in seats),
-        truncated=was_truncated,
-        rounds=rounds,
+        scores=tuple(result.scores[s] for s in seats),
+        rewards=tuple(result.rewards[s] for s in seats),
+        truncated=result.truncated,
+        # game.round, as before this loop was shared: a truncated game counts the round it
+        # had begun (one more than it played); kept so that the tables stay the same
+        rounds=env.game.round if env.game is not None else 0,
     )
 
 
@@ -391,7 +153,7 @@ def _init_worker(setup: _Setup) -> None:
 def _play_slice(bounds: tuple[int, int]) -> list[GameRecord]:
     assert _WORKER_SETUP is not None, "worker not initialised"
     env = make_env(_WORKER_SETUP)
-    return [play_game(_WORKER_SETUP, g, env) for g in range(*bounds)]
+    return [play_tournament_game(_WORKER_SETUP, g, env) for g in range(*bounds)]
 
 
 def _slices(games: int, workers: int) -> list[tuple[int, int]]:
@@ -465,7 +227,7 @@ def run_tournament(
         if workers == 1:
             env = make_env(setup)
             for g in range(total):
-                records.append(play_game(setup, g, env))
+                records.append(play_tournament_game(setup, g, env))
                 if bar is not None:
                     bar.update(1)
         else:

@@ -29,11 +29,15 @@ import sys
 import time
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 
-from grove_env import grove_v0
-from grove_env.rules import RULE_SETS
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's grove_env
+
+from grove_env import Game, grove_v0  # noqa: E402
+from grove_env.agents.match import Step, play_game  # noqa: E402
+from grove_env.rules import RULE_SETS  # noqa: E402
 
 TABLES = [(name, n) for name, rules in RULE_SETS.items() for n in rules.player_counts]
 EPS = 1e-9
@@ -76,40 +80,59 @@ def scores(rules: str, coloured, penalty) -> list[int]:
     return [c + p for c, p in zip(coloured, penalty)] if rules == "classic" else list(penalty)
 
 
-def play_one(env: grove_v0.raw_env, rules: str, seed: int) -> tuple[int, int, bool]:
-    """One random game, checked throughout; returns (decisions, rounds, truncated)."""
-    n = env.num_players
-    env.reset(seed=seed)
-    game = env.game
-    assert game is not None
-    rng = random.Random(seed)
-    total = n * game.rules.markers_per_player
-    last_scores = game.scores()
-    markers_mode = env.reward_mode == "markers"
-    decisions = rounds = 0
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        check(legal.size > 0, f"{agent} to act with an empty mask")
-        check(legal.tolist() == game.legal_actions(), "mask differs from the legal actions")
-        env.step(int(legal[int(rng.random() * len(legal))]))
-        decisions += 1
-        rewards = [env.rewards[a] for a in env.possible_agents]
+class UniformPlayer:
+    """Uniformly random legal play from its own ``random.Random``."""
+
+    name = "uniform"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def reset(self) -> None:
+        return None
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[int(self.rng.random() * len(legal))])
+
+
+class GameChecker:
+    """The invariants, checked before each move and after each step of one game."""
+
+    def __init__(self, env: grove_v0.raw_env, rules: str) -> None:
+        self.env, self.rules = env, rules
+        self.total = env.num_players * env.rule_set.markers_per_player
+        self.last_scores: list[int] | None = None  # the scores when the last round ended
+        self.rounds = 0
+
+    @property
+    def game(self) -> Game:
+        assert self.env.game is not None
+        return self.env.game
+
+    def before_act(self, seat: int, observation: dict[str, np.ndarray]) -> None:
+        if self.last_scores is None:  # the first move: the game has just been dealt
+            self.last_scores = self.game.scores()
+        legal = np.flatnonzero(observation["action_mask"])
+        check(legal.size > 0, f"{self.env.agent_selection} to act with an empty mask")
+        check(legal.tolist() == self.game.legal_actions(), "mask differs from the legal actions")
+
+    def after_step(self, step: Step) -> None:
+        env, game, n = self.env, self.game, self.env.num_players
+        rewards = list(step.rewards)
         check(abs(sum(rewards)) < EPS, f"rewards {rewards} do not sum to zero")
-        if len(game.history) == rounds:
+        if not step.round_ended:
             check(not any(rewards), f"rewards {rewards} paid mid-round")
-            continue
-        rounds = len(game.history)
+            return
+        self.rounds = rounds = len(game.history)
         record = game.history[-1]
         held = sum(record.coloured) + sum(record.penalty) + sum(game.removed)
-        check(held == total, f"round {rounds}: {held} markers, expected {total}")
-        check(rules == "revised" or not any(game.removed), "classic removed a marker")
-        now = scores(rules, record.coloured, record.penalty)
-        if markers_mode:
-            deltas = [s - s0 for s, s0 in zip(now, last_scores)]
+        check(held == self.total, f"round {rounds}: {held} markers, expected {self.total}")
+        check(self.rules == "revised" or not any(game.removed), "classic removed a marker")
+        now = scores(self.rules, record.coloured, record.penalty)
+        if env.reward_mode == "markers":
+            assert self.last_scores is not None
+            deltas = [s - s0 for s, s0 in zip(now, self.last_scores)]
             mean = sum(deltas) / n
             want = [-(d - mean) for d in deltas]
         elif game.terminal:
@@ -120,12 +143,25 @@ def play_one(env: grove_v0.raw_env, rules: str, seed: int) -> tuple[int, int, bo
             all(abs(r - w) < EPS for r, w in zip(rewards, want)),
             f"round {rounds}: rewards {rewards}, expected {want}",
         )
-        last_scores = now
+        self.last_scores = now
         check(rounds <= env.max_rounds, f"round {rounds} beyond max_rounds")
-    ended_by_rule = game.terminal
-    check(ended_by_rule or rounds == env.max_rounds, "game stopped early without an end")
+
+
+def play_one(env: grove_v0.raw_env, rules: str, seed: int) -> tuple[int, int, bool]:
+    """One random game, checked throughout; returns (decisions, rounds, truncated)."""
+    checker = GameChecker(env, rules)
+    player = UniformPlayer(seed)
+    result = play_game(
+        env,
+        [player] * env.num_players,
+        seed,
+        before_act=checker.before_act,
+        after_step=checker.after_step,
+    )
+    ended_by_rule = checker.game.terminal
+    check(ended_by_rule or checker.rounds == env.max_rounds, "game stopped early without an end")
     check(not env.agents, "agents left after the game")
-    return decisions, rounds, not ended_by_rule
+    return sum(result.decisions), checker.rounds, not ended_by_rule
 
 
 def run_batch(job: tuple[str, int, int, int, int, int]) -> Tally:

@@ -24,41 +24,47 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np  # noqa: E402
+
 from grove_env import grove_v0  # noqa: E402
-from grove_env.agents.base import make_agent  # noqa: E402
+from grove_env.agents.base import Agent, make_agent  # noqa: E402
+from grove_env.agents.match import play_game, seat_of  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
+
+
+class Timed:
+    """An agent whose decisions are timed (wall clock, for the median in the report)."""
+
+    def __init__(self, agent: Agent, times: list[float]) -> None:
+        self.agent, self.times, self.name = agent, times, agent.name
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        t0 = time.perf_counter()
+        action = self.agent.act(observation)
+        self.times.append(time.perf_counter() - t0)
+        return action
 
 
 def play(rules: str, n: int, agent: str, opponents: str, count: int, games: range, seed: int):
     """Points per game of the tested agent for the games numbered ``games``."""
     env = grove_v0.raw_env(num_players=n, rules=rules)
-    tested = [make_agent(agent, seed=seed * 7919 + games.start + i) for i in range(count)]
+    times: list[float] = []
+    tested = [
+        Timed(make_agent(agent, seed=seed * 7919 + games.start + i), times) for i in range(count)
+    ]
     others = [make_agent(opponents, seed=seed * 104729 + games.start + i) for i in range(n)]
-    points, times = [], []
+    points = []
     for g in games:
-        seats = [(g + j) % n for j in range(count)]
-        players = list(others)
+        seats = [seat_of(j, g, n) for j in range(count)]
+        players: list[Agent] = list(others)
         for j, s in enumerate(seats):
             players[s] = tested[j]
         for p in players:
             p.reset()
-        env.reset(seed=seed * 1_000_003 + g)
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[name]
-            obs = env.observe(name)
-            if seat in seats:
-                t0 = time.perf_counter()
-                action = players[seat].act(obs)
-                times.append(time.perf_counter() - t0)
-            else:
-                action = players[seat].act(obs)
-            env.step(action)
-        assert env.game is not None
-        standings = env.game.standings()
+        standings = play_game(env, players, seed * 1_000_003 + g).standings
         winners = [s for s in range(n) if standings[s] == 1]
         points.append(sum(s in winners for s in seats) / len(winners))
     return points, times

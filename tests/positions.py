@@ -1,11 +1,17 @@
-"""Helpers shared by the agent tests: build a position and read a seat's observation."""
+"""Helpers shared by the tests: every table, a position's observation, and agent playouts."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from grove_env import Game, ObservationEncoder
+from grove_env import Game, ObservationEncoder, grove_v0
 from grove_env.actions import NUM_ACTIONS
+from grove_env.agents.base import Agent, make_agent
+from grove_env.agents.match import play_game
+from grove_env.rules import RULE_SETS
+
+TABLES = [(name, n) for name, rules in RULE_SETS.items() for n in rules.player_counts]
+"""Every rule set and player count, ``(rules, num_players)``, from the RuleSet registry."""
 
 
 def observe(game: Game, seat: int) -> dict[str, np.ndarray]:
@@ -24,34 +30,19 @@ def play(game: Game, *actions: int) -> Game:
     return game
 
 
-TABLES = [("classic", 2), ("classic", 3), ("classic", 4)] + [("revised", n) for n in (2, 3, 4, 5)]
-"""Every rule set and player count."""
-
-
-def count_legal_decisions(agent, rules: str, n: int, first_seed: int, target: int) -> int:
+def count_legal_decisions(agent: Agent, rules: str, n: int, first_seed: int, target: int) -> int:
     """Play ``agent`` in every seat but one (random) until it made ``target`` decisions.
 
-    Asserts that every action it picks is allowed by the mask; returns its decision count.
+    Every action is checked against its mask (a masked one raises
+    :class:`~grove_env.agents.match.IllegalActionError`); returns the agent's decision count.
     """
-    from grove_env import grove_v0
-    from grove_env.agents.base import make_agent
-
     env = grove_v0.raw_env(num_players=n, rules=rules, illegal_action="raise")
     rnd = make_agent("random", seed=n)
     decisions = 0
     for game in range(400):
-        env.reset(seed=first_seed + game)
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            player = rnd if env.agent_name_mapping[name] == game % n else agent
-            action = player.act(obs)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
-            decisions += player is agent
+        seats = [rnd if seat == game % n else agent for seat in range(n)]
+        result = play_game(env, seats, first_seed + game)
+        decisions += sum(d for seat, d in enumerate(result.decisions) if seat != game % n)
         if decisions >= target:
             break
     return decisions

@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from positions import TABLES
 
 from grove_env import Game, culprit_slot
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, SWAP_0, Phase
-
-COMBOS = [("classic", n) for n in (2, 3, 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 
 # A deal per table with distinct, easy tiles: seats get the low tiles, suspects 5, 7, 8
 # (or 5, 6, 7 where the 8 is out), the victim 6 (or 4).
@@ -43,7 +42,7 @@ def snapshot(game: Game) -> tuple:
 # --------------------------------------------------------------------------- deal and peek
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_deal_layout(rules: str, n: int) -> None:
     deal = DEALS[(rules, n)]
     game = Game(rules, n, deals=[deal])
@@ -56,7 +55,7 @@ def test_deal_layout(rules: str, n: int) -> None:
     assert all(seen == [None, None, None] for seen in game.seen)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_peek_and_pass(rules: str, n: int) -> None:
     """Seat i knows the tiles first dealt to seats i and i+1 (passing to the right)."""
     deal = DEALS[(rules, n)]
@@ -78,7 +77,7 @@ def test_revised_two_player_spare_is_public() -> None:
     game = Game("revised", 2, deals=[deal])
     assert game.spare == deal[-1] == 4
     assert [game.information_state(s)[9] for s in (0, 1)] == [4, 4]
-    for rules, n in COMBOS:
+    for rules, n in TABLES:
         if (rules, n) != ("revised", 2):
             assert Game(rules, n).spare is None
 
@@ -86,7 +85,7 @@ def test_revised_two_player_spare_is_public() -> None:
 # --------------------------------------------------------------------------- the look
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 @pytest.mark.parametrize("unseen", [0, 1, 2])
 def test_first_player_sees_the_two_other_slots(rules: str, n: int, unseen: int) -> None:
     game = Game(rules, n, deals=[DEALS[(rules, n)]])
@@ -146,7 +145,7 @@ def test_swapping_the_unseen_slot_is_illegal() -> None:
 # --------------------------------------------------------------------------- later looks
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_later_players_see_what_the_previous_player_did_not_accuse(rules, n) -> None:
     rng = random.Random(f"{rules}{n}")
     for _ in range(30):
@@ -190,7 +189,7 @@ def test_turn_order_and_first_player_rotation() -> None:
 # --------------------------------------------------------------------------- protocol
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_legal_actions_sorted_and_is_legal_agrees(rules: str, n: int) -> None:
     rng = random.Random(n)
     for seed in range(20):
@@ -204,7 +203,7 @@ def test_legal_actions_sorted_and_is_legal_agrees(rules: str, n: int) -> None:
         assert not any(game.is_legal(a) for a in range(NUM_ACTIONS))
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_illegal_action_raises_and_changes_nothing(rules: str, n: int) -> None:
     game = Game(rules, n, deals=[DEALS[(rules, n)]])
     for _ in range(3 + (rules == "classic")):  # up to the accusation of seat 1
@@ -228,7 +227,7 @@ def test_no_move_after_the_end() -> None:
         game.apply_action(ACCUSE_0)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_seeded_games_repeat_and_forced_deals_come_first(rules: str, n: int) -> None:
     def deals_of(game: Game) -> list[tuple[int, ...]]:
         while not game.terminal:  # the culprit for two rounds, then slot 2 to the end

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
+from positions import TABLES
 
 from grove_env import OBS_SIZE, culprit_slot, decode, grove_v0
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, Phase
 from grove_env.state import STATE_SIZE
 
-COMBOS = [("classic", n) for n in (2, 3, 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "penalty"}
 
 
@@ -78,17 +78,17 @@ API_NOTES = [
 
 
 @pytest.mark.filterwarnings(*API_NOTES)
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_api(rules: str, n: int) -> None:
     api_test(grove_v0.env(num_players=n, rules=rules), num_cycles=300)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_seed(rules: str, n: int) -> None:
     seed_test(functools.partial(grove_v0.env, num_players=n, rules=rules), num_cycles=200)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_render(rules: str, n: int, capsys) -> None:
     render_test(functools.partial(grove_v0.env, num_players=n, rules=rules))
     assert "In a Grove" in capsys.readouterr().out  # the human mode printed the table
@@ -125,7 +125,7 @@ def test_bad_constructor_arguments(kwargs: dict, message: str) -> None:
         grove_v0.raw_env(**kwargs)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_spaces(rules: str, n: int) -> None:
     env = grove_v0.env(num_players=n, rules=rules)
     env.reset(seed=0)
@@ -212,7 +212,7 @@ def env_state(env) -> tuple:
 
 
 @pytest.mark.parametrize("wrapped", [True, False])
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_masked_action_raises_and_leaves_the_env_usable(rules, n, wrapped) -> None:
     make = grove_v0.env if wrapped else grove_v0.raw_env
     env = make(num_players=n, rules=rules)
@@ -256,7 +256,7 @@ def test_out_of_bounds_actions_raw(bad) -> None:
         env.step(bad)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_illegal_action_can_terminate_the_game(rules: str, n: int) -> None:
     env = grove_v0.env(num_players=n, rules=rules, illegal_action="terminate", illegal_reward=-2.5)
     env.reset(seed=3)
@@ -282,7 +282,7 @@ def test_illegal_action_can_terminate_the_game(rules: str, n: int) -> None:
 
 
 @pytest.mark.parametrize("reward", ["outcome", "markers"])
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> None:
     """Everyone accuses the culprit: nobody takes a penalty, so only the limit ends it."""
     env = grove_v0.env(num_players=n, rules=rules, reward=reward, max_rounds=3)
@@ -301,7 +301,7 @@ def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> Non
     assert env.agents == []
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
     env = grove_v0.raw_env(num_players=n, rules=rules, max_rounds=1)
     env.reset(seed=0)
@@ -313,7 +313,7 @@ def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
         assert not env.infos[a]["action_mask"].any()
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_outcome_rewards(rules: str, n: int) -> None:
     for seed in range(8):
         env = grove_v0.env(num_players=n, rules=rules)
@@ -349,7 +349,7 @@ def test_outcome_rewards(rules: str, n: int) -> None:
             assert sum(r for r, *_ in seen[env.possible_agents[worst]]) < 0  # the loser is paid
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_markers_rewards(rules: str, n: int) -> None:
     for seed in range(8):
         env = grove_v0.env(num_players=n, rules=rules, reward="markers")
@@ -406,7 +406,7 @@ def test_markers_pays_nothing_extra_at_the_end() -> None:
 # --------------------------------------------------------------------------- infos and masks
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_infos_and_masks_every_step(rules: str, n: int) -> None:
     env = grove_v0.env(num_players=n, rules=rules)
     env.reset(seed=11)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import TABLES
 
 from grove_env import OBS_SIZE, Game, ObservationEncoder, decode
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
@@ -39,8 +40,6 @@ from grove_env.observation import (
     OFF_VICTIM,
     TILE_INDEX,
 )
-
-COMBOS = [("classic", n) for n in (2, 3, 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 
 
 def encoder_for(game: Game) -> ObservationEncoder:
@@ -130,7 +129,7 @@ def test_a_classic_position_entry_by_entry() -> None:
     assert (d3.first_player, d3.to_act) == (1, 2)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_static_part(rules: str, n: int) -> None:
     game = Game(rules, n, seed=0)
     d = decode(encoder_for(game).encode(game, 0))
@@ -221,7 +220,7 @@ def observe_after(rules, n, deals, actions, seat) -> tuple[np.ndarray, tuple]:
 
 @settings(max_examples=120, deadline=None)
 @given(
-    combo=st.sampled_from(COMBOS),
+    combo=st.sampled_from(TABLES),
     seed=st.integers(0, 2**32 - 1),
     later_round=st.booleans(),
 )
@@ -269,7 +268,7 @@ def test_redealing_what_a_seat_cannot_know_changes_nothing(combo, seed, later_ro
                 assert not np.array_equal(obs, changed), (seat, cut, i, j)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_the_first_player_knows_exactly_what_the_rules_say(rules: str, n: int) -> None:
     """The reference knowledge sets above, checked against a few explicit cases."""
     assert known_deal_indices(rules, n, 0, [], 0) == {0, 1} | (
@@ -284,7 +283,7 @@ def test_the_first_player_knows_exactly_what_the_rules_say(rules: str, n: int) -
         assert later >= {n + 1, n + 3} and n not in later  # slot 2 now holds the old victim
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_information_states_and_vectors_correspond_one_to_one(rules: str, n: int) -> None:
     """Over many random positions: equal information states, equal vectors; different
     information states, different vectors."""

@@ -96,8 +96,7 @@ def test_bad_arguments_exit_2(argv: list[str], message: str, capsys) -> None:
     assert message in err and "Traceback" not in err
 
 
-def test_heuristic_opponents_if_available() -> None:
-    pytest.importorskip("grove_env.agents.heuristic")
+def test_heuristic_opponents() -> None:
     code, text = play(["--opponents", "heuristic", "--seed", "3"], scripted_input())
     assert code == 0 and "P1 (heuristic)" in text and "Final standings" in text
 

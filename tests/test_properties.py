@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import TABLES
 
 from grove_env import Game, culprit_slot, decode, grove_v0
 from grove_env.actions import ACCUSE_0, Phase
 
-COMBOS = [("classic", n) for n in (2, 3, 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 STYLES = ["uniform", "culprit", "innocent", "slot 0", "pile on"]
 
 
@@ -64,7 +64,7 @@ def assert_decodes_to_the_game(game: Game, seat: int, obs: np.ndarray) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(
-    combo=st.sampled_from(COMBOS),
+    combo=st.sampled_from(TABLES),
     reward=st.sampled_from(["outcome", "markers"]),
     max_rounds=st.one_of(st.integers(1, 6), st.just(100)),
     style=st.sampled_from(STYLES),
@@ -112,7 +112,7 @@ def test_random_games_keep_every_invariant(combo, reward, max_rounds, style, see
 
 
 @settings(max_examples=200, deadline=None)
-@given(combo=st.sampled_from(COMBOS), data=st.data())
+@given(combo=st.sampled_from(TABLES), data=st.data())
 def test_standings_and_returns_follow_the_scores(combo, data) -> None:
     rules, n = combo
     game = Game(rules, n)
@@ -133,7 +133,7 @@ def test_standings_and_returns_follow_the_scores(combo, data) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    combo=st.sampled_from(COMBOS),
+    combo=st.sampled_from(TABLES),
     style=st.sampled_from(STYLES),
     seed=st.integers(0, 2**32 - 1),
 )
@@ -182,7 +182,7 @@ def test_check_random_games_script_smoke() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if "p: games=" in line]
-    assert len(lines) == len(COMBOS)
+    assert len(lines) == len(TABLES)
     assert all("games=200 " in line and "errors=0" in line for line in lines)
 
 

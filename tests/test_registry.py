@@ -88,7 +88,6 @@ def test_register_agent(monkeypatch) -> None:
             register_agent(bad, "grove_env.agents.random_agent:make")
 
 
-def test_heuristic_spec_if_available() -> None:
-    pytest.importorskip("grove_env.agents.heuristic")
+def test_heuristic_spec() -> None:
     agent = make_agent("heuristic", seed=0)
     assert agent.name == "heuristic"

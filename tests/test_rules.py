@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 import pytest
+from positions import TABLES
 
 from grove_env import CLASSIC, REVISED, Game, RuleSet, culprit_slot, get_rules
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
@@ -32,7 +33,6 @@ REF_TILES = {
     ("revised", 5): (0, 0, 2, 3, 4, 5, 6, 7, 8),
 }
 REF_MARKERS = {"classic": 5, "revised": 7}
-COMBOS = sorted(REF_TILES)
 
 
 def ref_culprit(suspects: tuple[int, ...]) -> int:
@@ -133,7 +133,7 @@ def triples(tiles: tuple[int, ...]) -> set[tuple[int, int, int]]:
 # --------------------------------------------------------------------------- tile sets
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_tiles_of_each_table(rules: str, n: int) -> None:
     assert get_rules(rules).tiles(n) == REF_TILES[(rules, n)]
     assert Game(rules, n).coloured == [REF_MARKERS[rules]] * n
@@ -186,7 +186,7 @@ def test_culprit_of_every_suspect_triple() -> None:
         assert culprit_slot(suspects) == ref_culprit(suspects), suspects
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_culprit_in_play_for_every_drawable_triple(rules: str, n: int) -> None:
     """Each triple the table can deal, played as a round: the record names the same slot."""
     for suspects in sorted(triples(REF_TILES[(rules, n)])):
@@ -199,7 +199,7 @@ def test_culprit_in_play_for_every_drawable_triple(rules: str, n: int) -> None:
 # --------------------------------------------------------------------------- resolution
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 @pytest.mark.parametrize("suspects", [(3, 6, 7), (7, 3, 6), (6, 7, 3), (4, 5, 7)])
 def test_every_accusation_pattern_resolves_as_written(rules, n, suspects) -> None:
     """All 3**n accusation patterns, culprit in each slot: counts match the reference."""
@@ -238,7 +238,7 @@ def test_revised_markers_under_the_culprit_are_removed(n: int) -> None:
     assert not game.terminal
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_innocent_stack_goes_to_its_top_marker_own_marker_included(rules, n) -> None:
     """Everyone piles on innocent slot 0: the last to accuse takes the whole stack."""
     start = REF_MARKERS[rules]
@@ -249,7 +249,7 @@ def test_innocent_stack_goes_to_its_top_marker_own_marker_included(rules, n) -> 
     assert game.coloured == [start - 1] * n
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_a_lone_marker_on_an_innocent_comes_back_as_penalty(rules, n) -> None:
     """Seat 0 alone on innocent slot 0, seat 1 alone on innocent slot 1, others on the 7."""
     start = REF_MARKERS[rules]
@@ -362,7 +362,7 @@ def _ref_scores(rules: str, game: Game) -> list[int]:
     return list(game.penalty)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_end_check_only_after_the_resolution(rules: str, n: int) -> None:
     """Seat 0 places its last marker first; the round still runs to every accusation."""
     start = REF_MARKERS[rules]
@@ -413,7 +413,7 @@ def test_standings_and_returns(rules, coloured, penalty, standings, returns) -> 
     assert sum(game.returns()) == pytest.approx(0.0)
 
 
-@pytest.mark.parametrize("rules,n", COMBOS)
+@pytest.mark.parametrize("rules,n", TABLES)
 def test_random_games_match_the_reference(rules: str, n: int) -> None:
     """Whole games of random deals and moves: every round's counts, the end, the returns."""
     rng = random.Random(f"{rules}-{n}")

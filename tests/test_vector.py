@@ -26,13 +26,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import TABLES
 
 from grove_env.core import Game
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
 from grove_env.vector import StepResult, VectorGame
 
-TABLES = [("classic", 2), ("classic", 3), ("classic", 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 RUNS = [("outcome", 100), ("outcome", 5), ("markers", 100), ("markers", 5)]
 GAMES = int(os.environ.get("GROVE_VECTOR_GAMES", "50"))
 

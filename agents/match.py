@@ -1,0 +1,142 @@
+"""One game between agents: the loop that tournaments, human play, scripts and tests share.
+
+:func:`play_game` plays one game of a :class:`grove_env.grove_v0.raw_env` with one agent
+per seat. Each agent sees only its own observation; an action its mask forbids raises
+:class:`IllegalActionError` before the environment sees it. Two hooks let a caller
+watch without copying the loop: ``before_act(seat, observation)`` runs before each
+decision (a terminal shows the table), ``after_step(step)`` after each move (a
+transcript, or invariant checks). The result is read when the game ends, before the
+finished seats are stepped out of the environment.
+
+Seating and seeding for series of games: in game ``g`` entry ``e`` sits at seat
+:func:`seat_of` ``(e, g, n)``, so a block of ``n`` games seats every entry at every seat
+once, and :func:`game_seeds` derives the deal's seed and one seed per entry from
+``(seed, g)`` alone, so a game is the same whichever process plays it.
+
+>>> from grove_env.grove_v0 import raw_env
+>>> from grove_env.agents.base import make_agent
+>>> agents = [make_agent("random", seed=s) for s in range(3)]
+>>> result = play_game(raw_env(num_players=3), agents, seed=0)
+>>> sorted(result.standings)[0], len(result.scores), sum(result.decisions) > 0
+(1, 3, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from grove_env.grove_v0 import raw_env
+
+from .base import Agent
+
+Observation = dict[str, np.ndarray]
+
+
+class IllegalActionError(RuntimeError):
+    """An agent chose an action that its action mask forbids."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move, as ``after_step`` sees it."""
+
+    seat: int
+    action: int
+    rewards: tuple[float, ...]  # what this move paid each seat
+    round_ended: bool  # the move finished a round (``game.history`` grew)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game, everything indexed by seat."""
+
+    standings: tuple[int, ...]  # 1 is best, ties share
+    scores: tuple[int, ...]  # the rule set's count at the end (fewer is better)
+    rewards: tuple[float, ...]  # sum of the environment's rewards over the game
+    decisions: tuple[int, ...]  # moves each seat made
+    ended_by: tuple[int, ...]  # seats whose counts ended the game (none if truncated)
+    truncated: bool  # cut off at ``max_rounds`` instead of ended by the rules
+    rounds: int  # rounds played (``len(game.history)``)
+
+
+def seat_of(entry: int, game: int, num_players: int) -> int:
+    """The seat entry ``entry`` takes in game ``game`` (rotation by one seat per game).
+
+    >>> [seat_of(0, g, 3) for g in range(4)]
+    [0, 1, 2, 0]
+    """
+    return (entry + game) % num_players
+
+
+def game_seeds(seed: int, game: int, num_entries: int) -> tuple[int, list[int]]:
+    """The environment seed and one agent seed per entry for game ``game`` of a series."""
+    state = np.random.SeedSequence([seed, game]).generate_state(num_entries + 1, np.uint64)
+    return int(state[0]), [int(s) for s in state[1:]]
+
+
+def is_legal(action: object, mask: np.ndarray) -> bool:
+    """Whether ``action`` is an int that ``mask`` allows."""
+    try:
+        move = int(action)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return False
+    return bool(move == action and 0 <= move < len(mask) and mask[move] == 1)
+
+
+def play_game(
+    env: raw_env,
+    agents: Sequence[Agent],
+    seed: int | None = None,
+    *,
+    before_act: Callable[[int, Observation], None] | None = None,
+    after_step: Callable[[Step], None] | None = None,
+) -> GameResult:
+    """Reset ``env`` with ``seed`` and play one game, ``agents[s]`` at seat ``s``."""
+    n = env.num_players
+    if len(agents) != n:
+        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
+    env.reset(seed=seed)
+    game = env.game
+    assert game is not None
+    seat_index = env.agent_name_mapping
+    totals = [0.0] * n
+    decisions = [0] * n
+    while True:
+        name = env.agent_selection
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        seat = seat_index[name]
+        if before_act is not None:
+            before_act(seat, observation)
+        action = agents[seat].act(observation)
+        if not is_legal(action, observation["action_mask"]):
+            raise IllegalActionError(
+                f"agent {agents[seat].name!r} at seat {seat} played {action!r}, "
+                "which is not a legal action"
+            )
+        rounds = len(game.history)
+        env.step(int(action))
+        decisions[seat] += 1
+        for agent_name, reward in env.rewards.items():
+            totals[seat_index[agent_name]] += reward
+        if after_step is not None:
+            paid = tuple(env.rewards[a] for a in env.possible_agents)
+            after_step(Step(seat, int(action), paid, len(game.history) > rounds))
+    infos = env.infos
+    last = infos[env.possible_agents[0]]
+    result = GameResult(
+        standings=tuple(int(infos[a]["standings"]) for a in env.possible_agents),
+        scores=tuple(int(s) for s in last["scores"]),
+        rewards=tuple(totals),
+        decisions=tuple(decisions),
+        ended_by=tuple(int(s) for s in last["ended_by"]),
+        truncated=bool(env.truncations[name]),
+        rounds=len(game.history),
+    )
+    while env.agents:  # step the finished seats out, as the AEC API expects
+        env.step(None)
+    return result

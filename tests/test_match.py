@@ -1,0 +1,96 @@
+"""The one game loop: hooks, the result it reads, illegal actions, seating and seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from positions import TABLES
+
+from grove_env import grove_v0
+from grove_env.agents.base import BaseAgent, make_agent
+from grove_env.agents.match import IllegalActionError, Step, game_seeds, play_game, seat_of
+
+
+class AlwaysZero(BaseAgent):
+    name = "always-zero"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_hooks_see_every_move_and_the_result_adds_them_up(rules: str, n: int) -> None:
+    env = grove_v0.raw_env(num_players=n, rules=rules, reward="markers")
+    agents = [make_agent("random", seed=s) for s in range(n)]
+    asked: list[int] = []
+    steps: list[Step] = []
+
+    def before_act(seat: int, observation: dict[str, np.ndarray]) -> None:
+        assert observation["action_mask"].any()
+        asked.append(seat)
+
+    result = play_game(env, agents, seed=n, before_act=before_act, after_step=steps.append)
+    game = env.game
+    assert game is not None
+    assert [s.seat for s in steps] == asked
+    assert [asked.count(s) for s in range(n)] == list(result.decisions)
+    for seat in range(n):
+        paid = sum(step.rewards[seat] for step in steps)
+        assert result.rewards[seat] == pytest.approx(paid)
+    assert sum(s.round_ended for s in steps) == len(game.history) == result.rounds
+    assert list(result.standings) == game.standings()
+    assert list(result.scores) == game.scores()
+    assert result.truncated is not game.terminal
+    assert list(result.ended_by) == game.end_triggers()
+    assert env.agents == []  # the finished seats were stepped out
+
+
+def test_same_seed_same_game() -> None:
+    def one() -> tuple:
+        agents = [make_agent("random", seed=s) for s in range(4)]
+        steps: list[Step] = []
+        play_game(grove_v0.raw_env(num_players=4), agents, seed=5, after_step=steps.append)
+        return tuple((s.seat, s.action) for s in steps)
+
+    assert one() == one()
+
+
+def test_cut_off_game_is_truncated() -> None:
+    env = grove_v0.raw_env(num_players=3, max_rounds=1)
+    result = play_game(env, [make_agent("random", seed=s) for s in range(3)], seed=0)
+    assert result.truncated and result.rounds == 1 and result.ended_by == ()
+
+
+def test_masked_action_raises_before_the_env_sees_it() -> None:
+    env = grove_v0.raw_env(num_players=2)
+    agents = [AlwaysZero(), make_agent("random", seed=0)]
+    masks: list[np.ndarray] = []
+    with pytest.raises(IllegalActionError, match="'always-zero' at seat 0 played 0, which is not"):
+        for seed in range(50):  # action 0 is legal only in some phases: it fails soon
+            play_game(
+                env, agents, seed=seed, before_act=lambda _, obs: masks.append(obs["action_mask"])
+            )
+    assert masks[-1][0] == 0  # the agent's own last mask forbade it
+    assert env.agent_selection == "player_0" and env.agents  # and the env never stepped it
+
+
+def test_one_agent_per_seat() -> None:
+    with pytest.raises(ValueError, match="3 players need 3 agents, got 2"):
+        play_game(grove_v0.raw_env(num_players=3), [AlwaysZero(), AlwaysZero()])
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_every_entry_takes_every_seat_once_per_block(n: int) -> None:
+    for block in range(3):
+        games = range(block * n, (block + 1) * n)
+        for entry in range(n):
+            assert sorted(seat_of(entry, g, n) for g in games) == list(range(n))
+        for g in games:
+            assert sorted(seat_of(e, g, n) for e in range(n)) == list(range(n))
+
+
+def test_game_seeds_depend_on_seed_and_game_only() -> None:
+    assert game_seeds(3, 7, 4) == game_seeds(3, 7, 4)
+    env_seed, agent_seeds = game_seeds(3, 7, 4)
+    assert len(agent_seeds) == 4 and len({env_seed, *agent_seeds}) == 5
+    assert game_seeds(3, 8, 4) != game_seeds(3, 7, 4) != game_seeds(4, 7, 4)
