@@ -6,7 +6,6 @@ seconds of training) in a temporary folder.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import signal
@@ -73,7 +72,7 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
     ):
         assert (run_dir / name).is_file(), name
     used = load_config(run_dir / "config.yaml")
-    assert used == dataclasses.replace(SMOKE, runs_root=used.runs_root)
+    assert used == SMOKE.model_copy(update={"runs_root": used.runs_root})
     versions = json.loads((run_dir / "versions.json").read_text())
     needed = {"python", "torch", "stable-baselines3", "sb3-contrib", "grove-env", "numpy"}
     assert needed <= set(versions)

@@ -71,7 +71,7 @@ def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv:
     """The training VecEnv with its opponents (the live actor is attached later)."""
     seed = cfg.seed if seed is None else seed
     opponents = Opponents(
-        dataclass_weights(cfg),
+        cfg.opponents.model_dump(),
         pool_size=cfg.pool_size,
         sampling=cfg.opponent_sampling,
         seed=seed + 1,
@@ -86,11 +86,6 @@ def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv:
         learner_seat=cfg.learner_seat,
         seed=seed,
     )
-
-
-def dataclass_weights(cfg: TrainConfig) -> dict[str, float]:
-    mix = cfg.opponents
-    return {"live": mix.live, "pool": mix.pool, "heuristic": mix.heuristic, "random": mix.random}
 
 
 def build_model(cfg: TrainConfig, env: GroveSelfPlayVecEnv) -> MaskablePPO:
