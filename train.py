@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from grove_env.agents.policy_files import ModelFileError
+from grove_env.training.config import ConfigError, load_config
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -32,14 +35,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from grove_env.training.config import ConfigError, load_config
-
     try:
         cfg = None if args.resume else load_config(args.config, args.overrides)
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
-    from grove_env.agents.policy_files import ModelFileError
+    # Deferred: the trainer loads torch and SB3 (seconds); a bad config or command
+    # line is reported before that.
     from grove_env.training.trainer import resume, train
 
     try:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from grove_env.rules import MAX_PLAYERS, RULE_SETS
 from grove_env.training.config import (
     ConfigError,
+    OpponentMix,
     TrainConfig,
     apply_overrides,
     config_from_dict,
@@ -37,23 +39,21 @@ def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
 
 
 def test_every_field_has_a_docstring() -> None:
-    import ast
+    # pydantic reads the attribute docstrings (use_attribute_docstrings) as descriptions
+    for model in (TrainConfig, OpponentMix):
+        for name, info in model.model_fields.items():
+            assert info.description, f"{model.__name__}.{name} has no docstring"
 
-    tree = ast.parse((ROOT / "grove_env" / "training" / "config.py").read_text())
-    classes = [
-        n
-        for n in tree.body
-        if isinstance(n, ast.ClassDef) and n.name in ("TrainConfig", "OpponentMix")
-    ]
-    assert len(classes) == 2
-    for cls in classes:
-        body = cls.body
-        for i, node in enumerate(body):
-            if isinstance(node, ast.AnnAssign):
-                doc = body[i + 1] if i + 1 < len(body) else None
-                assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant), (
-                    f"{cls.name}.{node.target.id} has no docstring"  # type: ignore[union-attr]
-                )
+
+def test_rule_sets_and_player_counts_come_from_the_registry() -> None:
+    for rules in RULE_SETS.values():
+        for n in range(MAX_PLAYERS + 2):
+            data = {"rules": rules.name, "num_players": n}
+            if n in rules.player_counts:
+                assert config_from_dict(data).num_players == n
+            else:
+                with pytest.raises(ConfigError, match=f"num_players: rules '{rules.name}' allow"):
+                    config_from_dict(data)
 
 
 @pytest.mark.parametrize(
@@ -62,34 +62,46 @@ def test_every_field_has_a_docstring() -> None:
         ({"num_env": 8}, "unknown key 'num_env' (did you mean 'num_envs'?)"),
         ({"zzz": 1}, "unknown key 'zzz'; allowed keys: name, rules"),
         ({"opponents": {"self": 1.0}}, "unknown key 'opponents.self'"),
+        ({"num_envz": 4, "gamma": 2}, "unknown key 'num_envz' (did you mean 'num_envs'?) (and 1"),
         ({"rules": "modern"}, "rules: must be one of 'classic', 'revised', got 'modern'"),
         ({"num_envs": "many"}, "num_envs: must be an int, got 'many'"),
+        ({"num_envs": "8"}, "num_envs: must be an int, got '8'"),
         ({"num_envs": 0}, "num_envs: must be >= 1, got 0"),
         ({"num_envs": True}, "num_envs: must be an int, got True"),
-        ({"learning_rate": 0}, "learning_rate: must be > 0.0, got 0.0"),
+        ({"num_envs": 1.5}, "num_envs: must be an int, got 1.5"),
+        ({"learning_rate": 0}, "learning_rate: must be > 0.0, got 0"),
         ({"gamma": 1.5}, "gamma: must be <= 1.0, got 1.5"),
-        ({"net_arch": 64}, "net_arch: must be a list of an int, got 64"),
+        ({"gamma": float("nan")}, "gamma: must be a finite number, got nan"),
+        ({"learning_rate": "inf"}, "learning_rate: must be a finite number, got inf"),
+        ({"net_arch": 64}, "net_arch: must be a list, got 64"),
         ({"net_arch": [64, -1]}, "net_arch[1]: must be >= 1, got -1"),
         ({"progress": "yes"}, "progress: must be true or false, got 'yes'"),
         ({"num_players": 5}, "num_players: rules 'classic' allow [2, 3, 4], got 5"),
         ({"batch_size": 1000}, "batch_size: must divide num_envs * n_steps = 16384, got 1000"),
         ({"opponents": {"live": 0, "pool": 0, "heuristic": 0, "random": 0}}, "opponents: weights"),
-        ({"opponents": {"random": -1}}, "opponents.random: must be >= 0.0"),
-        ({"eval_opponents": ["live"]}, "eval_opponents[0]: must be one of 'random', 'heuristic'"),
+        ({"opponents": {"random": -1}}, "opponents.random: must be >= 0.0, got -1"),
+        ({"opponents": 5}, "opponents: must be a mapping, got 5"),
+        ({"eval_opponents": ["live"]}, "eval_opponents[0]: must be one of 'random' or 'heuristic'"),
+        ({"eval_opponents": []}, "eval_opponents: must list at least 1 item(s), got []"),
         ({"target_kl": "off"}, "target_kl: must be a number, got 'off'"),
-        ({"device": "tpu"}, "device: must be one of 'cpu', 'cuda', 'auto', got 'tpu'"),
+        ({"device": "tpu"}, "device: must be one of 'cpu', 'cuda' or 'auto', got 'tpu'"),
+        ({"name": ""}, "name: must be a non-empty string, got ''"),
     ],
 )
 def test_bad_configs_name_the_key_and_what_is_allowed(data: dict, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         config_from_dict(data)
     assert message in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 def test_numbers_in_yaml_spellings() -> None:
-    cfg = config_from_dict({"learning_rate": "3e-4", "total_timesteps": 1.0e6, "target_kl": None})
+    cfg = config_from_dict(
+        {"learning_rate": "3e-4", "total_timesteps": 1.0e6, "target_kl": None, "gamma": 1}
+    )
     assert cfg.learning_rate == 3e-4 and cfg.total_timesteps == 1_000_000
     assert cfg.target_kl is None
+    assert isinstance(cfg.gamma, float) and isinstance(cfg.total_timesteps, int)
 
 
 def test_overrides_reach_nested_keys_and_parse_yaml() -> None:
@@ -137,7 +149,7 @@ def test_train_py_stops_before_any_work_with_exit_code_2(tmp_path: Path) -> None
         text=True,
         timeout=120,
     )
-    assert proc.returncode == 2 and "gamma: must be <= 1.0, got 2.0" in proc.stderr
+    assert proc.returncode == 2 and "gamma: must be <= 1.0, got 2" in proc.stderr
 
 
 def test_config_module_imports_without_torch() -> None:

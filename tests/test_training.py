@@ -1,25 +1,30 @@
 """``train.py`` end to end: a smoke run's artefacts, the ppo agent, kill -9 and Ctrl-C resumes.
 
 The runs are real subprocesses of ``train.py`` with ``configs/smoke.yaml`` (a few
-seconds of training) in a temporary folder.
+seconds of training) in a temporary folder. The runs that are killed or interrupted
+are given a budget they cannot reach (:data:`UNENDING`), so the signal never races with
+the end of the run; a resume then sets the budget from where the run stopped.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from sb3_contrib import MaskablePPO
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from grove_env.agents.base import make_agent
 from grove_env.agents.policy_files import ModelFileError, latest_checkpoint, load_model
+from grove_env.agents.tournament import run_tournament
 from grove_env.training import checkpoint
 from grove_env.training.config import load_config
 
@@ -27,6 +32,11 @@ torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+UNENDING = 10**12
+"""A ``total_timesteps`` no test run reaches: it trains until it is signalled."""
+HANG_POLLS = 6000
+"""Polls of 0.05 s for a first checkpoint before a run counts as hung (a guard, not a
+speed check: the first checkpoint comes after one rollout)."""
 
 
 def train_cmd(*args: str) -> list[str]:
@@ -48,11 +58,8 @@ def final_step(total: int) -> int:
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
     root = tmp_path_factory.mktemp("runs")
-    start = time.time()
     proc = run_train("--config", "configs/smoke.yaml", "--set", f"runs_root={root}")
-    elapsed = time.time() - start
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert elapsed < 60, f"the smoke run took {elapsed:.0f}s"
     (run_dir,) = root.iterdir()
     return run_dir, proc
 
@@ -73,7 +80,7 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
     ):
         assert (run_dir / name).is_file(), name
     used = load_config(run_dir / "config.yaml")
-    assert used == dataclasses.replace(SMOKE, runs_root=used.runs_root)
+    assert used == SMOKE.model_copy(update={"runs_root": used.runs_root})
     versions = json.loads((run_dir / "versions.json").read_text())
     needed = {"python", "torch", "stable-baselines3", "sb3-contrib", "grove-env", "numpy"}
     assert needed <= set(versions)
@@ -96,8 +103,6 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
 
 
 def test_tensorboard_scalars_are_namespaced(smoke_run) -> None:
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     run_dir, _ = smoke_run
     acc = EventAccumulator(str(run_dir / "tb"))
     acc.Reload()
@@ -114,9 +119,6 @@ def test_tensorboard_scalars_are_namespaced(smoke_run) -> None:
 
 
 def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
-    from grove_env.agents.base import make_agent
-    from grove_env.agents.tournament import run_tournament
-
     run_dir, _ = smoke_run
     agent = make_agent(f"ppo:{run_dir}", seed=0)  # a run directory means its best.zip
     assert agent.name == "ppo"
@@ -136,8 +138,6 @@ def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
 
 
 def test_ppo_agent_errors(tmp_path: Path) -> None:
-    from grove_env.agents.base import make_agent
-
     with pytest.raises(FileNotFoundError, match="no model at"):
         make_agent(f"ppo:{tmp_path / 'nothing.zip'}")
     with pytest.raises(FileNotFoundError, match="no best.zip and no checkpoint"):
@@ -149,11 +149,6 @@ def test_ppo_agent_errors(tmp_path: Path) -> None:
 
 
 def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
-    import gymnasium as gym
-    from sb3_contrib import MaskablePPO
-
-    from grove_env.agents.base import make_agent
-
     class Other(gym.Env):
         observation_space = gym.spaces.Box(0, 1, (10,), np.float32)
         action_space = gym.spaces.Discrete(4)
@@ -175,7 +170,8 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
         make_agent(f"ppo:{path}")
 
 
-def start_and_wait_for_checkpoint(run_dir: Path, total: int) -> subprocess.Popen:
+def start_and_wait_for_checkpoint(run_dir: Path) -> subprocess.Popen:
+    """A smoke run that cannot end by itself, once its first checkpoint is on disk."""
     proc = subprocess.Popen(
         train_cmd(
             "--config",
@@ -183,7 +179,7 @@ def start_and_wait_for_checkpoint(run_dir: Path, total: int) -> subprocess.Popen
             "--set",
             f"run_dir={run_dir}",
             "--set",
-            f"total_timesteps={total}",
+            f"total_timesteps={UNENDING}",
             "--set",
             "final_eval_games=8",
         ),
@@ -193,28 +189,33 @@ def start_and_wait_for_checkpoint(run_dir: Path, total: int) -> subprocess.Popen
         text=True,
         env=ENV,
     )
-    deadline = time.time() + 180
-    while latest_checkpoint(run_dir) is None:
-        assert proc.poll() is None, proc.communicate()[0]
-        assert time.time() < deadline, "no checkpoint within 180 s"
-        time.sleep(0.05)
-    return proc
+    for _ in range(HANG_POLLS):
+        if latest_checkpoint(run_dir) is not None:
+            return proc
+        try:
+            out, _ = proc.communicate(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
+        pytest.fail(f"the run ended before its first checkpoint:\n{out}")
+    proc.kill()
+    pytest.fail("no checkpoint after a long wait: the run hangs")
 
 
 def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    total = 8 * SMOKE.rollout_size + 100  # not a multiple: the run ends on the next rollout
-    proc = start_and_wait_for_checkpoint(run_dir, total)
+    proc = start_and_wait_for_checkpoint(run_dir)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
-    assert killed_at < final_step(total)
+    assert killed_at % SMOKE.rollout_size == 0
 
-    done = run_train("--resume", str(run_dir))
+    # Not a multiple of the rollout: the run ends on the next rollout boundary.
+    total = killed_at + 2 * SMOKE.rollout_size + 100
+    done = run_train("--resume", str(run_dir), "--set", f"total_timesteps={total}")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "resuming" in done.stdout
     meta = checkpoint.read_state(latest_checkpoint(run_dir))
-    assert meta["step"] == final_step(total)
+    assert meta["step"] == final_step(total) == killed_at + 3 * SMOKE.rollout_size
     model = load_model(latest_checkpoint(run_dir) / "model.zip")
     assert model.num_timesteps == final_step(total)
     assert (run_dir / "final_eval.json").is_file()
@@ -228,20 +229,19 @@ def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
 
 def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    total = 40 * SMOKE.rollout_size
-    proc = start_and_wait_for_checkpoint(run_dir, total)
+    proc = start_and_wait_for_checkpoint(run_dir)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
     assert "Traceback" not in out
     assert f"resume with: python train.py --resume {run_dir}" in out
     step = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
-    assert step % SMOKE.rollout_size == 0 and step < total
+    assert step % SMOKE.rollout_size == 0 and step > 0
 
 
 def test_corrupt_or_mismatched_checkpoint_gives_a_clear_error(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir, 40 * SMOKE.rollout_size)
+    proc = start_and_wait_for_checkpoint(run_dir)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     ckpt = latest_checkpoint(run_dir)

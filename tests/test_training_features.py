@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
@@ -65,8 +66,6 @@ def test_culprit_odds_match_brute_force(rules: str, n: int) -> None:
 
 
 def test_features_extractor_appends_to_the_observation() -> None:
-    import gymnasium as gym
-
     obs = np.array([o for _, _, o in itertools.islice(positions("classic", 4, 3, 0), 40)])
     space = gym.spaces.Box(0.0, np.inf, (125,), np.float32)
     out = GroveFeatures(space)(torch.as_tensor(obs))

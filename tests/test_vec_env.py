@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from sb3_contrib import MaskablePPO
 
 from grove_env.core import Game
 from grove_env.observation import OFF_TO_ACT, ObservationEncoder
@@ -212,7 +213,6 @@ def test_learner_seat_rotates_and_masks_are_the_learners() -> None:
 
 def test_rollout_buffer_holds_only_learner_observations() -> None:
     """MaskablePPO on the VecEnv: the buffer is exactly the learner seats' observations."""
-    from sb3_contrib import MaskablePPO
 
     class LoggingEnv(GroveSelfPlayVecEnv):
         def reset(self):

@@ -1,12 +1,11 @@
-"""Self-play PPO training for grove-env (needs the ``train`` extra: torch, SB3, sb3-contrib).
+"""Self-play PPO training for grove-env (needs the ``train`` extra: torch, SB3, pydantic).
 
 Data flows one way, one module per step:
 
 =====================  ==============================================================
-:mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (YAML +
-                       ``--set key=value``); imports neither torch nor SB3
+:mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (pydantic
+                       models; YAML + ``--set key=value``); imports neither torch nor SB3
 :mod:`.features`       derived network inputs (culprit odds, stack sizes)
-:mod:`.policy`         the policy's actor as a plain torch function (masked logits)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step
 :mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, the SB3 ``VecEnv`` over
@@ -15,9 +14,14 @@ Data flows one way, one module per step:
                        tournament table
 :mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
 :mod:`.run_dir`        the run directory: config, versions, metrics.csv, curve
-:mod:`.trainer`        builds MaskablePPO and the callback, runs :func:`~.trainer.train`
+:mod:`.builders`       the pieces of a run from its config: opponents, VecEnv,
+                       MaskablePPO, the callback that hooks the loop into ``learn``
+:mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
+                       checkpoints, Ctrl-C), :func:`~.trainer.train`, ``resume``
 =====================  ==============================================================
 
-Only :mod:`.config` and :mod:`.run_dir` are importable without torch; nothing here is
+The policy's actor (masked logits as a plain torch function) and the model files are
+agents (:mod:`grove_env.agents.actor`, :mod:`grove_env.agents.policy_files`). Only
+:mod:`.config` and :mod:`.run_dir` are importable without torch; nothing here is
 imported by :mod:`grove_env` itself.
 """

@@ -1,9 +1,12 @@
-"""The training configuration: one typed dataclass, read from YAML, checked before any work.
+"""The training configuration: one typed pydantic model, read from YAML, checked before any work.
 
-Every field carries its docstring below; YAML keys are the field names, the opponent
-mix is a nested mapping, and ``--set key=value`` overrides any key (``opponents.random=0``
-reaches into the mix; the value is parsed as YAML). An unknown key, a wrong type or a
-bad value raises :class:`ConfigError` naming the key and what is allowed:
+Every field carries its docstring below (pydantic reads it as the field's description);
+YAML keys are the field names, the opponent mix is a nested mapping, and ``--set
+key=value`` overrides any key (``opponents.random=0`` reaches into the mix; the value is
+parsed as YAML). Values are taken as YAML writes them: ``true``/``false`` for a flag, a
+number for a number (``1.0e6`` for a whole count, ``3e-4`` although YAML 1.1 reads it as
+a string), never a string for a count. An unknown key, a wrong type or a bad value
+raises :class:`ConfigError`, one line naming the key, the value and what is allowed:
 
 >>> cfg = config_from_dict({"num_envs": 8, "batch_size": 64, "opponents": {"random": 1.0}})
 >>> cfg.num_envs, cfg.opponents.random
@@ -17,150 +20,201 @@ Traceback (most recent call last):
 ...
 grove_env.training.config.ConfigError: rules: must be one of 'classic', 'revised', got 'modern'
 
-This module imports neither torch nor SB3, so a bad config fails in a fraction of a second.
+The rule-set names and each one's player counts come from
+:data:`grove_env.rules.RULE_SETS`. This module imports neither torch nor SB3, so a bad
+config fails in a fraction of a second.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import difflib
-import types
-import typing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from grove_env.rules import get_rules
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+
+from grove_env.rules import RULE_SETS, get_rules
 
 
 class ConfigError(ValueError):
     """A configuration problem, with a message that names the key and what is allowed."""
 
 
-@dataclass
-class OpponentMix:
+def _whole_float(value: Any) -> Any:
+    """YAML writes ``1.0e6`` as a float; a whole float is a fine count."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _numeric_string(value: Any) -> Any:
+    """YAML 1.1 reads ``3e-4`` (no dot) as a string; a string that spells a number is one."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole_float)]
+Float = Annotated[float, BeforeValidator(_numeric_string)]
+Text = Annotated[str, Field(min_length=1)]
+# Strict: no string or bool passes for a number, no "yes" for a flag; the two
+# validators above are the only conversions. NaN and infinity are never a setting.
+STRICT = ConfigDict(
+    strict=True, extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+)
+
+
+class OpponentMix(BaseModel):
     """Sampling weights for who plays the seats other than the learner's (normalised)."""
 
-    live: float = field(default=0.5, metadata={"min": 0.0})
+    model_config = STRICT
+
+    live: Float = Field(0.5, ge=0.0)
     """The learner's current weights, sampling its policy (pure self-play)."""
-    pool: float = field(default=0.2, metadata={"min": 0.0})
+    pool: Float = Field(0.2, ge=0.0)
     """A past snapshot of the learner from the opponent pool (live until one exists)."""
-    heuristic: float = field(default=0.2, metadata={"min": 0.0})
+    heuristic: Float = Field(0.2, ge=0.0)
     """The rule-based ``heuristic`` agent (:mod:`grove_env.agents.heuristic`)."""
-    random: float = field(default=0.1, metadata={"min": 0.0})
+    random: Float = Field(0.1, ge=0.0)
     """Uniformly random legal moves."""
 
+    @model_validator(mode="after")
+    def _positive_sum(self) -> OpponentMix:
+        if sum(self.model_dump().values()) <= 0:
+            raise ValueError("weights must have a positive sum")
+        return self
 
-@dataclass
-class TrainConfig:
+
+class TrainConfig(BaseModel):
     """Everything a training run needs; the YAML file lists a subset, the rest defaults."""
 
-    name: str = "grove"
+    model_config = STRICT
+
+    name: Text = "grove"
     """Run name; the run directory is ``<runs_root>/<name>-s<seed>-<timestamp>``."""
-    rules: Literal["classic", "revised"] = "classic"
-    """Rule set the learner trains on."""
-    num_players: int = field(default=4, metadata={"min": 2, "max": 5})
-    """Seats per game (classic: 2-4, revised: 2-5)."""
+    rules: str = "classic"
+    """Rule set the learner trains on: a name in :data:`grove_env.rules.RULE_SETS`."""
+    num_players: Int = 4
+    """Seats per game; the rule set's ``player_counts`` say which are allowed."""
     reward: Literal["outcome", "markers", "win"] = "outcome"
     """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round;
     ``win``: win points minus the fair share at the end (what win share measures)."""
-    max_rounds: int = field(default=100, metadata={"min": 1})
+    max_rounds: Int = Field(100, ge=1)
     """Rounds after which an unfinished game is truncated (value bootstrapped)."""
 
-    total_timesteps: int = field(default=1_000_000, metadata={"min": 1})
+    total_timesteps: Int = Field(1_000_000, ge=1)
     """Learner decisions to train for (one per VecEnv slot per step)."""
-    num_envs: int = field(default=512, metadata={"min": 1})
+    num_envs: Int = Field(512, ge=1)
     """Games played side by side; each is one VecEnv slot with one learner seat."""
-    n_steps: int = field(default=32, metadata={"min": 1})
+    n_steps: Int = Field(32, ge=1)
     """Learner decisions per slot per rollout (rollout size = num_envs * n_steps)."""
-    batch_size: int = field(default=4096, metadata={"min": 2})
+    batch_size: Int = Field(4096, ge=2)
     """Minibatch size of the PPO update; must divide num_envs * n_steps."""
-    n_epochs: int = field(default=4, metadata={"min": 1})
+    n_epochs: Int = Field(4, ge=1)
     """Passes over each rollout in the PPO update."""
-    learning_rate: float = field(default=3e-4, metadata={"min_excl": 0.0})
+    learning_rate: Float = Field(3e-4, gt=0.0)
     """Adam step size (at the start, see ``lr_schedule``)."""
     lr_schedule: Literal["constant", "linear"] = "constant"
     """``linear``: the step size falls linearly to 0 at ``total_timesteps``."""
-    gamma: float = field(default=1.0, metadata={"min": 0.0, "max": 1.0})
+    gamma: Float = Field(1.0, ge=0.0, le=1.0)
     """Discount per learner decision; 1.0 suits a terminal-only reward."""
-    gae_lambda: float = field(default=0.95, metadata={"min": 0.0, "max": 1.0})
+    gae_lambda: Float = Field(0.95, ge=0.0, le=1.0)
     """GAE lambda."""
-    ent_coef: float = field(default=0.01, metadata={"min": 0.0})
+    ent_coef: Float = Field(0.01, ge=0.0)
     """Entropy bonus coefficient."""
-    vf_coef: float = field(default=0.5, metadata={"min": 0.0})
+    vf_coef: Float = Field(0.5, ge=0.0)
     """Value loss coefficient."""
-    clip_range: float = field(default=0.2, metadata={"min_excl": 0.0})
+    clip_range: Float = Field(0.2, gt=0.0)
     """PPO ratio clipping."""
-    max_grad_norm: float = field(default=0.5, metadata={"min_excl": 0.0})
+    max_grad_norm: Float = Field(0.5, gt=0.0)
     """Gradient norm clipping."""
-    target_kl: float | None = field(default=None, metadata={"min_excl": 0.0})
+    target_kl: Annotated[Float, Field(gt=0.0)] | None = None
     """Stop an update's epochs early past this KL (``null``: never)."""
-    net_arch: list[int] = field(default_factory=lambda: [128, 128], metadata={"min": 1})
+    net_arch: list[Annotated[Int, Field(ge=1)]] = [128, 128]
     """Hidden layer sizes, used for both the policy and the value network."""
     activation: Literal["tanh", "relu"] = "tanh"
     """Hidden layer activation."""
     features: Literal["observation", "culprit_odds"] = "observation"
     """Network input: the observation, or it followed by derived culprit odds and stack
     sizes (:mod:`grove_env.training.features`)."""
-    seed: int = field(default=0, metadata={"min": 0})
+    seed: Int = Field(0, ge=0)
     """Seeds torch, numpy, the games and the opponents; part of the run name."""
 
-    opponents: OpponentMix = field(default_factory=OpponentMix)
+    opponents: OpponentMix = OpponentMix()  # frozen, so one shared default is safe
     """Who plays the other seats (weights, normalised)."""
     opponent_sampling: Literal["game", "seat"] = "game"
     """``game``: one opponent kind per game for all other seats; ``seat``: one per seat."""
     learner_seat: Literal["rotate", "random"] = "rotate"
     """How each new game picks the learner's seat (so it learns every seat)."""
-    snapshot_every: int = field(default=100_000, metadata={"min": 1})
+    snapshot_every: Int = Field(100_000, ge=1)
     """Learner steps between snapshots added to the opponent pool."""
-    pool_size: int = field(default=5, metadata={"min": 1})
+    pool_size: Int = Field(5, ge=1)
     """Snapshots kept in the pool (oldest dropped first)."""
 
-    eval_every: int = field(default=100_000, metadata={"min": 1})
+    eval_every: Int = Field(100_000, ge=1)
     """Learner steps between quick evaluations (each may replace ``best.zip``)."""
-    eval_games: int = field(default=400, metadata={"min": 1})
+    eval_games: Int = Field(400, ge=1)
     """Games per opponent kind in a quick evaluation (batched engine, deterministic)."""
-    eval_opponents: list[Literal["random", "heuristic"]] = field(
-        default_factory=lambda: ["random", "heuristic"]
+    eval_opponents: list[Literal["random", "heuristic"]] = Field(
+        ["random", "heuristic"], min_length=1
     )
     """Opponents of the quick evaluation; ``best.zip`` has the highest mean win share."""
-    final_eval_games: int = field(default=2000, metadata={"min": 0})
+    final_eval_games: Int = Field(2000, ge=0)
     """Tournament games per table at the end (learner vs 3 heuristic, vs 3 random); 0: skip."""
-    final_eval_workers: int = field(default=1, metadata={"min": 1})
+    final_eval_workers: Int = Field(1, ge=1)
     """Worker processes of the final tournament."""
-    checkpoint_every: int = field(default=200_000, metadata={"min": 1})
+    checkpoint_every: Int = Field(200_000, ge=1)
     """Learner steps between checkpoints (taken at rollout boundaries)."""
-    keep_checkpoints: int = field(default=2, metadata={"min": 1})
+    keep_checkpoints: Int = Field(2, ge=1)
     """Periodic checkpoints kept on disk (the best one is kept besides)."""
 
-    runs_root: str = "runs"
+    runs_root: Text = "runs"
     """Folder that holds run directories."""
-    run_dir: str | None = None
+    run_dir: Text | None = None
     """Exact run directory instead of ``<runs_root>/<name>-s<seed>-<timestamp>``."""
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     """Torch device of the policy."""
-    torch_threads: int = field(default=1, metadata={"min": 1})
+    torch_threads: Int = Field(1, ge=1)
     """``torch.set_num_threads`` for the run."""
     progress: bool = True
     """Show a tqdm progress bar."""
 
-    def __post_init__(self) -> None:
-        rules = get_rules(self.rules)
-        if self.num_players not in rules.player_counts:
-            raise ConfigError(
-                f"num_players: rules {self.rules!r} allow {list(rules.player_counts)}, "
-                f"got {self.num_players}"
-            )
-        rollout = self.num_envs * self.n_steps
-        if rollout % self.batch_size:
-            raise ConfigError(
-                f"batch_size: must divide num_envs * n_steps = {rollout}, got {self.batch_size}"
-            )
-        if sum(dataclasses.astuple(self.opponents)) <= 0:
-            raise ConfigError(f"opponents: weights must have a positive sum, got {self.opponents}")
-        if not self.eval_opponents:
-            raise ConfigError("eval_opponents: list at least one of 'random', 'heuristic'")
+    # Fields are checked in the order above, so a check may read the fields before it.
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, rules: str) -> str:
+        if rules not in RULE_SETS:
+            raise ValueError("must be one of " + ", ".join(map(repr, RULE_SETS)))
+        return rules
+
+    @field_validator("num_players")
+    @classmethod
+    def _seats_the_rules_allow(cls, num_players: int, info: ValidationInfo) -> int:
+        rules = info.data.get("rules")  # absent if the rule-set name was wrong
+        if rules is not None and num_players not in get_rules(rules).player_counts:
+            raise ValueError(f"rules {rules!r} allow {list(get_rules(rules).player_counts)}")
+        return num_players
+
+    @field_validator("batch_size")
+    @classmethod
+    def _divides_the_rollout(cls, batch_size: int, info: ValidationInfo) -> int:
+        if "num_envs" in info.data and "n_steps" in info.data:
+            rollout = info.data["num_envs"] * info.data["n_steps"]
+            if rollout % batch_size:
+                raise ValueError(f"must divide num_envs * n_steps = {rollout}")
+        return batch_size
 
     @property
     def rollout_size(self) -> int:
@@ -168,123 +222,73 @@ class TrainConfig:
         return self.num_envs * self.n_steps
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Plain YAML/JSON values, every field (the opponent mix as a nested mapping)."""
+        return self.model_dump()
 
 
-# ----------------------------------------------------------------- checking values
-def _type_name(tp: Any) -> str:
-    origin = typing.get_origin(tp)
-    if origin is Literal:
-        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
-    if origin in (Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
-    if origin is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0])}"
-    if tp is type(None):
-        return "null"
-    if dataclasses.is_dataclass(tp):
-        return "a mapping with keys " + ", ".join(f.name for f in dataclasses.fields(tp))
-    return {int: "an int", float: "a number", bool: "true or false", str: "a string"}[tp]
+# ----------------------------------------------------------------- one-line errors
+_MUST = {  # pydantic error type -> what the value must be, from the error's context
+    "greater_than_equal": "must be >= {ge}",
+    "greater_than": "must be > {gt}",
+    "less_than_equal": "must be <= {le}",
+    "too_short": "must list at least {min_length} item(s)",
+    "literal_error": "must be one of {expected}",
+    "string_too_short": "must be a non-empty string",
+    "bool_type": "must be true or false",
+    "int_type": "must be an int",
+    "float_type": "must be a number",
+    "finite_number": "must be a finite number",
+    "list_type": "must be a list",
+    "string_type": "must be a string",
+    "model_type": "must be a mapping",
+}
 
 
-def _bounds(key: str, value: Any, meta: typing.Mapping[str, Any]) -> None:
-    if "min" in meta and value < meta["min"]:
-        raise ConfigError(f"{key}: must be >= {meta['min']}, got {value!r}")
-    if "min_excl" in meta and value <= meta["min_excl"]:
-        raise ConfigError(f"{key}: must be > {meta['min_excl']}, got {value!r}")
-    if "max" in meta and value > meta["max"]:
-        raise ConfigError(f"{key}: must be <= {meta['max']}, got {value!r}")
+def _key(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
-def _check(key: str, value: Any, tp: Any, meta: typing.Mapping[str, Any]) -> Any:
-    """``value`` converted to ``tp`` if it is one, else :class:`ConfigError`."""
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
-            return None
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _check(key, value, arg, meta)
-            except ConfigError:
-                if len(args) == 2:  # ``X | None``: the message about X is the useful one
-                    raise
-        raise ConfigError(f"{key}: must be {_type_name(tp)}, got {value!r}")
-    if origin is Literal:
-        if value not in typing.get_args(tp) or isinstance(value, bool):
-            raise ConfigError(f"{key}: must be {_type_name(tp)}, got {value!r}")
-        return value
-    if origin is list:
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{key}: must be {_type_name(tp)}, got {value!r}")
-        (item,) = typing.get_args(tp)
-        return [_check(f"{key}[{i}]", v, item, meta) for i, v in enumerate(value)]
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key}: must be {_type_name(tp)}, got {value!r}")
-        return _build(tp, value, prefix=f"{key}.")
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{key}: must be true or false, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}: must be an int, got {value!r}")
-        _bounds(key, value, meta)
-        return value
-    if tp is float:
-        if isinstance(value, str):  # YAML 1.1 reads ``3e-4`` (no dot) as a string
-            with contextlib.suppress(ValueError):
-                value = float(value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: must be a number, got {value!r}")
-        value = float(value)
-        _bounds(key, value, meta)
-        return value
-    if tp is str:
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"{key}: must be a non-empty string, got {value!r}")
-        return value
-    raise TypeError(f"unsupported config type {tp!r} for {key}")  # pragma: no cover
+def _unknown_key(loc: tuple[int | str, ...]) -> str:
+    *parents, key = loc
+    model: Any = TrainConfig
+    for parent in parents:  # only a nested mapping can hold an unknown key
+        model = model.model_fields[parent].annotation
+    prefix = "".join(f"{p}." for p in parents)
+    names = list(model.model_fields)
+    close = difflib.get_close_matches(str(key), names, n=1)
+    if close:
+        return f"unknown key '{prefix}{key}' (did you mean '{prefix}{close[0]}'?)"
+    return f"unknown key '{prefix}{key}'; allowed keys: {', '.join(prefix + k for k in names)}"
 
 
-def _build(cls: Any, data: dict[str, Any], prefix: str = "") -> Any:
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    kwargs = {}
-    for key, value in data.items():
-        if key not in fields:
-            close = difflib.get_close_matches(str(key), list(fields), n=1)
-            hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
-            raise ConfigError(
-                f"unknown key '{prefix}{key}'{hint}"
-                + ("" if hint else f"; allowed keys: {', '.join(prefix + k for k in fields)}")
-            )
-        f = fields[key]
-        kwargs[key] = _check(prefix + key, value, hints[key], f.metadata)
-    try:
-        return cls(**kwargs)
-    except ConfigError:
-        raise
-    except (TypeError, ValueError) as e:  # pragma: no cover - a field check missed it
-        raise ConfigError(str(e)) from None
+def _describe(error: ErrorDetails) -> str:
+    kind, ctx = error["type"], error.get("ctx", {})
+    if kind == "extra_forbidden":
+        return _unknown_key(error["loc"])
+    if kind == "value_error":
+        must = str(ctx["error"])
+    elif kind in _MUST:
+        must = _MUST[kind].format(**ctx)
+    else:
+        must = error["msg"].replace("Input should be", "must be", 1)
+    return f"{_key(error['loc'])}: {must}, got {error['input']!r}"
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and check a :class:`TrainConfig` from a plain mapping."""
     if not isinstance(data, dict):
         raise ConfigError(f"a config is a mapping of keys to values, got {type(data).__name__}")
-    return _build(TrainConfig, data)
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as e:
+        # An unknown key (a typo) first: it may be why a needed key looks missing.
+        errors = sorted(e.errors(include_url=False), key=lambda d: d["type"] != "extra_forbidden")
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ConfigError(_describe(errors[0]) + more) from None
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``key=value`` strings (values parsed as YAML; ``a.b=...`` for nested keys)."""
-    import yaml
-
     data = dict(data)
     for item in overrides:
         key, sep, raw = item.partition("=")
@@ -307,15 +311,14 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 def read_yaml(path: str | Path) -> dict[str, Any]:
     """A YAML mapping from ``path``; a missing file or bad YAML is a :class:`ConfigError`."""
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {e}") from None
+        problem = " ".join(str(e).split())
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {problem}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -330,6 +333,4 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
 
 def dump_config(cfg: TrainConfig) -> str:
     """The config as YAML, every field listed (what the run directory stores)."""
-    import yaml
-
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

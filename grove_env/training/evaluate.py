@@ -1,8 +1,8 @@
 """Evaluation: quick and batched during training, a full tournament at the end.
 
 :class:`QuickEvaluator` plays the learner (deterministic, its most likely legal
-action) against a table of one fixed opponent kind on the batched engine, a few
-hundred games in a few seconds. Every slot counts only its first ``quota`` games,
+action) against a table of one fixed opponent kind on the batched engine, up to
+``MAX_EVAL_SLOTS`` games side by side. Every slot counts only its first ``quota`` games,
 so short games are not over-represented (counting whatever finishes first in a
 fixed number of steps would favour them). The learner's seat rotates.
 

@@ -154,8 +154,8 @@ def make_heuristic(seed: int | None):  # noqa: ANN201 - an grove_env.agents.base
 class MemoisedAgent:
     """A deterministic, stateless agent's ``act_batch`` behind a cache of its answers.
 
-    The heuristic spends about half a millisecond a decision, and over a training run
-    the same information states recur. The cache key is the observation without the
+    The heuristic is costly per decision (its posterior over the tiles), and over a
+    training run the same information states recur. The cache key is the observation without the
     round number (which the heuristic does not read), packed: the 0/1 entries as bits,
     the rule and tile-count block as float16, the marker counts as bytes. That the
     round does not matter is checked, not assumed: a fraction ``audit`` of the hits is

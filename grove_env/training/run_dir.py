@@ -27,6 +27,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+import yaml
+
 import grove_env
 from grove_env.training.config import TrainConfig, dump_config
 
@@ -174,8 +176,6 @@ def _fair_share(metrics_csv: Path) -> float | None:
     cfg_path = metrics_csv.parent / "config.yaml"
     if not cfg_path.exists():
         return None
-    import yaml
-
     data = yaml.safe_load(cfg_path.read_text()) or {}
     n = data.get("num_players")
     return 1.0 / n if isinstance(n, int) and n > 0 else None

@@ -1,9 +1,9 @@
 """Self-play MaskablePPO with shared weights: build, train, checkpoint, evaluate, resume.
 
-Read top to bottom: :func:`build_env` and :func:`build_model` make the pieces,
-:class:`Trainer` owns one run (its directory, opponent pool, evaluators, schedule),
-:class:`RunCallback` hooks it into ``MaskablePPO.learn``, and :func:`train` /
-:func:`resume` are what ``train.py`` calls.
+Read top to bottom: :class:`Trainer` owns one run (its directory, opponent pool,
+evaluators, schedule) and is the :class:`~grove_env.training.builders.RunHooks` of the
+callback that :mod:`~grove_env.training.builders` makes, with the env and the model;
+:func:`train` / :func:`resume` are what ``train.py`` calls.
 
 Everything periodic happens at a rollout boundary (:meth:`Trainer.at_boundary`,
 right after a PPO update): snapshots into the opponent pool, quick evaluations (and
@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
 from grove_env.agents.actor import Actor
 from grove_env.agents.policy_files import CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
+from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (
     ConfigError,
     TrainConfig,
@@ -40,8 +39,6 @@ from grove_env.training.config import (
     read_yaml,
 )
 from grove_env.training.evaluate import QuickEvaluator, final_evaluation
-from grove_env.training.features import GroveFeatures
-from grove_env.training.opponents import Opponents
 from grove_env.training.run_dir import (
     MetricsLog,
     atomic_write_text,
@@ -49,7 +46,6 @@ from grove_env.training.run_dir import (
     plot_learning_curve,
     write_run_files,
 )
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 EXIT_INTERRUPTED = 130
 RESUMABLE_FIELDS = (
@@ -65,77 +61,6 @@ RESUMABLE_FIELDS = (
     "device",
 )
 """Keys ``--set`` may change when resuming; the others shaped the checkpoint."""
-
-
-def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv:
-    """The training VecEnv with its opponents (the live actor is attached later)."""
-    seed = cfg.seed if seed is None else seed
-    opponents = Opponents(
-        dataclass_weights(cfg),
-        pool_size=cfg.pool_size,
-        sampling=cfg.opponent_sampling,
-        seed=seed + 1,
-    )
-    return GroveSelfPlayVecEnv(
-        cfg.num_envs,
-        opponents,
-        rules=cfg.rules,
-        num_players=cfg.num_players,
-        reward=cfg.reward,
-        max_rounds=cfg.max_rounds,
-        learner_seat=cfg.learner_seat,
-        seed=seed,
-    )
-
-
-def dataclass_weights(cfg: TrainConfig) -> dict[str, float]:
-    mix = cfg.opponents
-    return {"live": mix.live, "pool": mix.pool, "heuristic": mix.heuristic, "random": mix.random}
-
-
-def build_model(cfg: TrainConfig, env: GroveSelfPlayVecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers."""
-    lr = cfg.learning_rate
-    return MaskablePPO(
-        "MlpPolicy",
-        env,
-        learning_rate=LinearSchedule(lr) if cfg.lr_schedule == "linear" else lr,
-        n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda,
-        clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef,
-        vf_coef=cfg.vf_coef,
-        max_grad_norm=cfg.max_grad_norm,
-        target_kl=cfg.target_kl,
-        policy_kwargs=policy_kwargs(cfg),
-        seed=cfg.seed,
-        device=cfg.device,
-        verbose=0,
-    )
-
-
-def policy_kwargs(cfg: TrainConfig) -> dict[str, Any]:
-    """Network shape: hidden layers, activation, and the input features."""
-    kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-        "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation],
-    }
-    if cfg.features == "culprit_odds":
-        kwargs["features_extractor_class"] = GroveFeatures
-    return kwargs
-
-
-class LinearSchedule:
-    """SB3 learning-rate schedule: ``start`` times the fraction of training left."""
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-
-    def __call__(self, progress_remaining: float) -> float:
-        return self.start * progress_remaining
 
 
 class Trainer:
@@ -245,6 +170,24 @@ class Trainer:
             keep=self.cfg.keep_checkpoints,
         )
 
+    # ----------------------------------------------------------------- callback hooks
+    def after_step(self, slots: int) -> bool:
+        """Advance the progress bar; False once SIGINT/SIGTERM asked to stop."""
+        if self.bar is not None:
+            self.bar.update(slots)
+        return not self.interrupted
+
+    def after_rollout(self, logger: Logger) -> None:
+        """Log the learner's win share in the games the rollout finished."""
+        results = self.env.pop_results()
+        games = sum(g for g, _ in results.values())
+        if games:
+            share = sum(g * p for g, p in results.values()) / games
+            self._rollout_share = share
+            logger.record("rollout/win_share", share)
+            for label, (_, p) in results.items():
+                logger.record(f"rollout/win_share_vs_{label}", p)
+
     # ----------------------------------------------------------------- running
     def learn(self) -> bool:
         """Train to ``total_timesteps``; False if interrupted (checkpoint written)."""
@@ -308,32 +251,6 @@ class Trainer:
         text = final_evaluation(self.cfg, self.run_dir, self.run_dir / "best.zip")
         print(text, flush=True)
         return text
-
-
-class RunCallback(BaseCallback):
-    """Connects :class:`Trainer` to ``MaskablePPO.learn``: schedule, progress bar, stop flag."""
-
-    def __init__(self, trainer: Trainer) -> None:
-        super().__init__()
-        self.trainer = trainer
-
-    def _on_rollout_start(self) -> None:
-        self.trainer.at_boundary(int(self.model.num_timesteps))
-
-    def _on_step(self) -> bool:
-        if self.trainer.bar is not None:
-            self.trainer.bar.update(self.training_env.num_envs)
-        return not self.trainer.interrupted
-
-    def _on_rollout_end(self) -> None:
-        results = self.trainer.env.pop_results()
-        games = sum(g for g, _ in results.values())
-        if games:
-            share = sum(g * p for g, p in results.values()) / games
-            self.trainer._rollout_share = share
-            self.logger.record("rollout/win_share", share)
-            for label, (_, p) in results.items():
-                self.logger.record(f"rollout/win_share_vs_{label}", p)
 
 
 def _best_so_far(run_dir: Path) -> float:
