@@ -75,6 +75,11 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "heuristic": "grove_env.agents.heuristic:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
+    "stack-avoider": "grove_env.agents.styles:make_stack_avoider",
+    "piler": "grove_env.agents.styles:make_piler",
+    "follower": "grove_env.agents.styles:make_follower",
+    "contrarian": "grove_env.agents.styles:make_contrarian",
+    "bluffer": "grove_env.agents.styles:make_bluffer",
 }
 
 

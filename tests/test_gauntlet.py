@@ -1,0 +1,131 @@
+"""The gauntlet (grove_env.agents.gauntlet): its opponents, its summary and its command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grove_env.agents import base, gauntlet
+from grove_env.agents.gauntlet import (
+    RULE_BASED,
+    GauntletCell,
+    GauntletResult,
+    main,
+    run_gauntlet,
+)
+from grove_env.agents.greedy import GreedyAgent
+from grove_env.agents.styles import STYLE_NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cell(opponent: str, share: float, rule_based: bool = True) -> GauntletCell:
+    return GauntletCell(opponent, rule_based, 100, share, share - 0.1, share + 0.1, 3.0)
+
+
+def test_rule_based_styles_are_random_greedy_and_every_style() -> None:
+    assert set(STYLE_NAMES) == {"stack-avoider", "piler", "follower", "contrarian", "bluffer"}
+    assert RULE_BASED[:2] == ("random", "greedy")
+    assert RULE_BASED[2:] == STYLE_NAMES
+
+
+def test_mean_and_worst_count_only_the_rule_based_styles() -> None:
+    result = GauntletResult(
+        "x",
+        "classic",
+        4,
+        100,
+        0,
+        [cell("random", 0.6), cell("piler", 0.3), cell("heuristic", 0.1, rule_based=False)],
+    )
+    assert result.mean == pytest.approx(0.45)
+    assert result.worst.opponent == "piler"
+    summary = result.to_dict()
+    assert summary["rule_based_worst"]["opponent"] == "piler"
+    assert summary["fair_share"] == 0.25
+    assert "-- references" in result.table()
+
+
+def test_cfr_is_skipped_with_a_note_unless_registered(monkeypatch) -> None:
+    monkeypatch.delitem(base._REGISTRY, "cfr", raising=False)
+    played, notes = gauntlet.opponents()
+    assert ("heuristic", False) in played and all(name != "cfr" for name, _ in played)
+    assert notes == ["'cfr' is not a registered agent here; skipped"]
+    monkeypatch.setitem(base._REGISTRY, "cfr", lambda arg, seed=None: GreedyAgent())
+    played, notes = gauntlet.opponents()
+    assert played[-1] == ("cfr", False) and notes == []
+
+
+def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> None:
+    calls = []
+
+    def fake_tournament(specs, **kwargs):
+        calls.append(list(specs))
+        return real(specs, **kwargs)
+
+    real = gauntlet.run_tournament
+    monkeypatch.setattr(gauntlet, "run_tournament", fake_tournament)
+    result = run_gauntlet("greedy", "revised", 3, games=3, seed=1)
+    played = [name for name, _ in gauntlet.opponents()[0]]
+    assert calls == [["greedy", name, name] for name in played]
+    assert [c.opponent for c in result.cells] == played
+    assert all(c.games == 3 and 0.0 <= c.ci_low <= c.win_share <= c.ci_high for c in result.cells)
+
+
+def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, capsys) -> None:
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(gauntlet, "run_tournament", no_games)
+    for flag in ("--json", "--plot"):
+        rc = main(["--agent", "greedy", flag, str(tmp_path / "missing" / "out")])
+        err = capsys.readouterr().err
+        assert rc == 2
+        assert err.count("\n") == 1 and "does not exist" in err
+
+
+def test_unknown_agent_is_refused_before_any_game(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(gauntlet, "run_tournament", None)
+    assert main(["--agent", "nope"]) == 2
+    assert "unknown agent 'nope'" in capsys.readouterr().err
+
+
+def test_command_line_prints_the_table_and_writes_json_and_png(tmp_path) -> None:
+    out_json, out_png = tmp_path / "g.json", tmp_path / "g.png"
+    args = ["--agent", "greedy", "--rules", "classic", "--players", "2", "--games", "2"]
+    run = subprocess.run(
+        [sys.executable, "-m", "grove_env.agents.gauntlet", *args]
+        + ["--json", str(out_json), "--plot", str(out_png)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    for name in RULE_BASED + ("heuristic",):
+        assert f"\n{name} " in run.stdout
+    assert "fair share 0.500" in run.stdout and "worst" in run.stdout
+    saved = json.loads(out_json.read_text())
+    assert [c["opponent"] for c in saved["cells"]][: len(RULE_BASED)] == list(RULE_BASED)
+    assert saved["agent"] == "greedy" and saved["num_players"] == 2
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_command_line_refuses_a_bad_path_in_a_subprocess(tmp_path) -> None:
+    missing = tmp_path / "missing" / "g.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "grove_env.agents.gauntlet", "--agent", "greedy"]
+        + ["--json", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2
+    assert run.stdout == ""  # no table: nothing was played
+    assert run.stderr.strip().count("\n") == 0 and "does not exist" in run.stderr
+    assert not missing.parent.exists()

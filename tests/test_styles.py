@@ -1,0 +1,203 @@
+"""The rule-based styles (grove_env.agents.styles): legal everywhere, each true to its idea.
+
+Forced deals list the tiles dealt to seats 0..n-1, then suspect slots 0, 1, 2 and the
+victim. The classic four-player deal used below is ``(2, 3, 4, 6, 5, 7, 8, 0)``: the
+suspects are 5, 7 and 8, and seat 0, leaving slot 0 unseen, sees the 7 and the 8, so its
+posterior is (1/4, 0, 3/4) (tests/test_greedy.py works it out).
+"""
+
+from __future__ import annotations
+
+import pytest
+from positions import TABLES, count_legal_decisions, observe, play
+
+from grove_env import Game, decode
+from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0
+from grove_env.agents.base import agent_names, make_agent
+from grove_env.agents.greedy import GreedyAgent
+from grove_env.agents.posterior import posterior
+from grove_env.agents.styles import STYLE_NAMES, expected_marker_cost, make_style
+
+DEAL = (2, 3, 4, 6, 5, 7, 8, 0)
+
+
+def classic4(*actions: int) -> Game:
+    return play(Game("classic", 4, deals=[DEAL]), *actions)
+
+
+def act(name: str, game: Game) -> int:
+    return make_agent(name, seed=0).act(observe(game, game.current_player))
+
+
+# --------------------------------------------------------------------- every table
+@pytest.mark.parametrize("name", STYLE_NAMES)
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_style_plays_legal_actions_on_every_table(name: str, rules: str, n: int) -> None:
+    agent = make_agent(name, seed=n)
+    assert count_legal_decisions(agent, rules, n, first_seed=100 * n, target=150) >= 150
+
+
+@pytest.mark.parametrize("name", STYLE_NAMES)
+def test_styles_are_registered_and_take_no_argument(name: str) -> None:
+    assert name in agent_names()
+    assert make_agent(name, seed=3).name == name
+    with pytest.raises(ValueError, match="takes no argument"):
+        make_agent(f"{name}:x")
+
+
+def test_unknown_style_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown style 'nope'"):
+        make_style("nope")
+
+
+@pytest.mark.parametrize("name", STYLE_NAMES)
+def test_style_is_deterministic_whatever_its_seed(name: str) -> None:
+    # Two seeds, the same positions (the style in every seat): the same actions.
+    a, b = make_agent(name, seed=1), make_agent(name, seed=2)
+    for deal_seed in range(20):
+        game = Game("classic", 3, seed=deal_seed)
+        while not game.terminal and game.round <= 3:
+            obs = observe(game, game.current_player)
+            action = a.act(obs)
+            assert b.act(obs) == action
+            game.apply_action(action)
+
+
+@pytest.mark.parametrize("name", STYLE_NAMES)
+def test_first_player_leaves_slot_0_unseen(name: str) -> None:
+    # Before anyone looks the slots are exchangeable: every style leaves slot 0 unseen.
+    assert act(name, classic4()) == LEAVE_0
+
+
+# --------------------------------------------------------------------- stack-avoider
+def test_expected_marker_cost_classic_first_seat() -> None:
+    # Three later seats accusing at random leave a marker uncovered with (2/3)^3 = 8/27.
+    # On the sure innocent 7 (slot 1): taken back with the stack (0 net) if uncovered,
+    # lost to a coverer (-1) otherwise: cost -(1 - 8/27). On slot 0 (guilty 1/4) the
+    # same, weighted by 3/4, since a culprit marker comes back (0).
+    d = decode(observe(classic4(LEAVE_0, KEEP), 0)["observation"])
+    p = posterior(d)
+    assert expected_marker_cost(d, p, 1) == pytest.approx(-19 / 27)
+    assert expected_marker_cost(d, p, 0) == pytest.approx(-19 / 27 * 3 / 4)
+    assert expected_marker_cost(d, p, 2) == pytest.approx(-19 / 27 / 4)
+
+
+def test_stack_avoider_first_seat_accuses_a_sure_innocent_at_classic() -> None:
+    g = classic4(LEAVE_0, KEEP)
+    assert act("greedy", g) == ACCUSE_0 + 2  # the 8, guilty with 3/4
+    assert act("stack-avoider", g) == ACCUSE_0 + 1  # the 7: later seats will cover it
+
+
+def last_seat_position() -> Game:
+    # Seats 0 and 1 accuse slot 2, seat 2 slot 0; seat 3 then sees slots 1 and 2 (7, 8),
+    # knows the 6 and the 2, and slot 0 is a 5 with 1/4: posterior (1/4, 0, 3/4).
+    return classic4(LEAVE_0, KEEP, ACCUSE_0 + 2, ACCUSE_0 + 2, ACCUSE_0)
+
+
+def test_stack_avoider_last_seat_does_not_top_a_stack() -> None:
+    g = last_seat_position()
+    d = decode(observe(g, 3)["observation"])
+    assert posterior(d) == pytest.approx((1 / 4, 0, 3 / 4))
+    assert [len(s) for s in d.stacks] == [1, 0, 2]
+    # Classic, last seat: cost (1 - p) * height: 3/4, 0, 1/2. Greedy tops the 2-stack.
+    assert act("greedy", g) == ACCUSE_0 + 2
+    assert act("stack-avoider", g) == ACCUSE_0 + 1
+
+
+def test_stack_avoider_revised_last_seat_takes_the_likeliest_culprit_on_empty_stacks() -> None:
+    # Revised, penalty scoring: a culprit or covered marker costs nothing, an uncovered
+    # innocent one costs the stack. Seat 1 of two is last and every stack but one empty.
+    g = play(Game("revised", 2, deals=[(3, 6, 5, 7, 8, 2, 4)]), LEAVE_0, ACCUSE_0 + 1)
+    d = decode(observe(g, 1)["observation"])
+    p = posterior(d)
+    costs = [expected_marker_cost(d, p, s) for s in range(3)]
+    assert costs == pytest.approx([(1 - p[s]) * (len(d.stacks[s]) + 1) for s in range(3)])
+    best = min(range(3), key=lambda s: (round(costs[s], 9), -p[s], s))
+    assert act("stack-avoider", g) == ACCUSE_0 + best
+
+
+# --------------------------------------------------------------------- piler
+def test_piler_accuses_the_likeliest_innocent_while_seats_remain() -> None:
+    # Seat 1 after seat 0 accused slot 2 sees 5 and 7: posterior (3/4, 0, 1/4).
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2)
+    assert act("greedy", g) == ACCUSE_0
+    assert act("piler", g) == ACCUSE_0 + 1
+
+
+def test_piler_as_last_seat_accuses_the_likeliest_culprit() -> None:
+    # Nobody is left to cover it, so it no longer piles on an innocent.
+    assert act("piler", last_seat_position()) == ACCUSE_0 + 2
+
+
+def test_piler_breaks_ties_towards_the_tallest_stack() -> None:
+    # Deal: seat 1 peeks 5 and 8; suspects 4, blank, 7. Seat 0 accuses slot 1, so seat 1
+    # sees the 4 and the 7, and with no 5 or 8 left unknown the 7 is surely guilty:
+    # slots 0 and 1 are both sure innocents, and the piler joins the stack on slot 1.
+    g = play(Game("classic", 4, deals=[(2, 5, 8, 3, 4, 0, 7, 6)]), LEAVE_0, KEEP, ACCUSE_0 + 1)
+    d = decode(observe(g, 1)["observation"])
+    assert posterior(d) == pytest.approx((0, 0, 1))
+    assert act("piler", g) == ACCUSE_0 + 1
+    assert act("greedy", g) == ACCUSE_0 + 2
+
+
+# --------------------------------------------------------------------- follower
+def test_follower_repeats_the_previous_accusation() -> None:
+    # Seat 1 holds slot 0 likeliest (3/4) but follows seat 0 onto slot 2.
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2)
+    assert act("follower", g) == ACCUSE_0 + 2
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 1)
+    assert act("follower", g) == ACCUSE_0 + 1
+
+
+def test_follower_as_first_accuser_plays_greedy() -> None:
+    assert act("follower", classic4(LEAVE_0, KEEP)) == ACCUSE_0 + 2
+
+
+# --------------------------------------------------------------------- contrarian
+def test_contrarian_accuses_where_nobody_has() -> None:
+    # Seat 2 after slots 2 and 0 were accused sees 7 and 8: greedy takes the 8 (3/4);
+    # the contrarian takes slot 1, the only one without a marker.
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2, ACCUSE_0)
+    assert act("greedy", g) == ACCUSE_0 + 2
+    assert act("contrarian", g) == ACCUSE_0 + 1
+
+
+def test_contrarian_among_empty_slots_takes_the_likeliest_culprit() -> None:
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2)  # seat 1: (3/4, 0, 1/4), slot 2 taken
+    assert act("contrarian", g) == ACCUSE_0
+
+
+def test_contrarian_with_every_slot_taken_joins_the_shortest_stack() -> None:
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2, ACCUSE_0 + 1, ACCUSE_0)
+    d = decode(observe(g, 3)["observation"])
+    assert [len(s) for s in d.stacks] == [1, 1, 1]
+    p = posterior(d)
+    assert act("contrarian", g) == ACCUSE_0 + max(range(3), key=lambda s: (p[s], -s))
+
+
+# --------------------------------------------------------------------- bluffer
+def test_bluffer_swaps_away_the_likeliest_culprit() -> None:
+    # Seat 0 sees 7 (slot 1) and 8 (slot 2). Either swap leaves its surest innocent at
+    # 1/4 ((1/4, 1/4, 1/2) or (1/4, 1/2, 1/4)); the tie goes to removing the 8 itself.
+    g = classic4(LEAVE_0)
+    assert act("greedy", g) == KEEP
+    assert act("bluffer", g) == SWAP_0 + 2
+
+
+def test_bluffer_first_accusation_is_its_least_likely_culprit() -> None:
+    g = classic4(LEAVE_0, SWAP_0 + 2)
+    p = posterior(decode(observe(g, 0)["observation"]))
+    assert p == pytest.approx((1 / 4, 1 / 2, 1 / 4))
+    assert act("greedy", g) == ACCUSE_0 + 1
+    assert act("bluffer", g) == ACCUSE_0  # least likely, ties to the lowest slot
+
+
+def test_bluffer_in_revised_cannot_swap_but_still_lies() -> None:
+    g = play(Game("revised", 4, deals=[(2, 3, 4, 6, 5, 7, 8, 0)]), LEAVE_0)
+    assert act("bluffer", g) == ACCUSE_0 + 1  # the 7, a sure innocent
+    assert act("greedy", g) == ACCUSE_0 + 2
+
+
+def test_bluffer_as_later_seat_plays_greedy() -> None:
+    g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2)
+    assert act("bluffer", g) == GreedyAgent().act(observe(g, 1))
