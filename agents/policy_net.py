@@ -35,6 +35,8 @@ three slots unseen, the odds are uniform.
 array([[0.25, 0.  , 0.75]], dtype=float32)
 >>> build_actor("culprit_odds", 125, [8], "relu", 10)(obs).shape
 torch.Size([1, 10])
+>>> actor_shapes("culprit_odds", 125, [8], 10)["body.0.weight"]
+(8, 132)
 """
 
 from __future__ import annotations
@@ -147,6 +149,21 @@ class InputFeatures(nn.Module):
         if self.kind == "culprit_odds":
             return torch.cat([obs, extra_features(obs)], dim=1)
         return obs
+
+
+def actor_shapes(
+    features: str, observation_size: int, net_arch: list[int], num_actions: int
+) -> dict[str, tuple[int, ...]]:
+    """The ``state_dict`` shapes of :func:`build_actor`'s actor, without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = input_size(features, observation_size)
+    for i, hidden in enumerate(net_arch):
+        shapes[f"body.{2 * i}.weight"] = (hidden, width)
+        shapes[f"body.{2 * i}.bias"] = (hidden,)
+        width = hidden
+    shapes["head.weight"] = (num_actions, width)
+    shapes["head.bias"] = (num_actions,)
+    return shapes
 
 
 def build_actor(

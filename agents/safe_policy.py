@@ -52,7 +52,7 @@ from grove_env.observation import OBS_SIZE
 
 from .actor import Actor
 from .policy_files import ModelFileError, one_line
-from .policy_net import ACTIVATIONS, FEATURE_KINDS, build_actor, input_size
+from .policy_net import ACTIVATIONS, FEATURE_KINDS, actor_shapes, build_actor, input_size
 
 FORMAT = "grove-policy"
 FORMAT_VERSION = 1
@@ -94,6 +94,12 @@ class PolicyCard:
     @property
     def input_size(self) -> int:
         return input_size(self.features, self.observation_size)
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """The weights' tensor shapes this card calls for."""
+        return actor_shapes(
+            self.features, self.observation_size, list(self.net_arch), self.num_actions
+        )
 
     def build(self) -> Actor:
         """A fresh (untrained) actor of the card's shape."""
@@ -183,6 +189,19 @@ def _replace(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _check_shapes(state: Any, card: PolicyCard) -> None:
+    if not isinstance(state, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
+        raise ValueError("the file is not a dict of named tensors")
+    found = {k: tuple(v.shape) for k, v in state.items()}
+    wanted = card.shapes()
+    if found != wanted:
+        wrong = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
+        shown = ", ".join(f"{k}: {found.get(k)} not {wanted.get(k)}" for k in wrong[:3])
+        raise ValueError(f"tensor shapes differ from the card's network ({shown})")
+
+
 def read_card(path: Path) -> tuple[PolicyCard, str]:
     """The card at ``path`` and the checksum it gives its weights, or ``ModelFileError``."""
     path = card_path(path)
@@ -194,7 +213,7 @@ def read_card(path: Path) -> tuple[PolicyCard, str]:
             raise ValueError("the card lacks weights_sha256")
     except FileNotFoundError:
         raise ModelFileError(f"no policy card at {str(path)!r}") from None
-    except (OSError, UnicodeDecodeError, ValueError, TypeError) as e:
+    except (OSError, ValueError, TypeError, RecursionError) as e:
         raise ModelFileError(f"policy card {str(path)!r} is unusable: {one_line(e)}") from None
     return card, sha
 
@@ -216,9 +235,10 @@ def load_policy(path: Path) -> tuple[Actor, PolicyCard]:
             f"policy weights {str(weights_path)!r} are not the ones its card was written for "
             "(truncated, replaced or corrupt)"
         )
-    actor = card.build()
     try:
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+        _check_shapes(state, card)
+        actor = card.build()  # only now: a card cannot make us allocate more than its file
         actor.load_state_dict(state, strict=True)
     except Exception as e:  # torch raises many kinds for foreign or damaged data
         raise ModelFileError(

@@ -172,8 +172,10 @@ def read_tensors(path: Path, device: str | torch.device = "cpu") -> tuple[dict, 
             )
     except FileNotFoundError:
         raise CheckpointError(f"no model file at {str(path)!r}") from None
-    except KeyError as e:
-        raise CheckpointError(f"{str(path)!r} is not a MaskablePPO zip ({one_line(e)})") from None
+    except KeyError as e:  # a cut zip can show the directory of one it holds (policy.pth)
+        raise CheckpointError(
+            f"{str(path)!r} is truncated or not a MaskablePPO zip ({one_line(e)})"
+        ) from None
     except Exception as e:  # a damaged zip or tensor file fails in many ways
         raise CheckpointError(f"{str(path)!r} is corrupt or unreadable: {one_line(e)}") from None
 
