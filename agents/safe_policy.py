@@ -73,9 +73,9 @@ class PolicyCard:
     num_actions: int = NUM_ACTIONS
 
     def __post_init__(self) -> None:
-        if self.features not in FEATURE_KINDS:
+        if not isinstance(self.features, str) or self.features not in FEATURE_KINDS:
             raise ValueError(f"features is one of {FEATURE_KINDS}, got {self.features!r}")
-        if self.activation not in ACTIVATIONS:
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             raise ValueError(f"activation is one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
         if not self.net_arch or not all(_is_int(w) and w >= 1 for w in self.net_arch):
             raise ValueError(f"net_arch is a list of widths >= 1, got {list(self.net_arch)}")

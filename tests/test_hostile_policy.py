@@ -106,6 +106,16 @@ def test_resuming_a_run_with_doctored_zips_never_unpickles_them(run: Path, tmp_p
     assert (run / BEST_POLICY).is_file()
 
 
+def test_a_damaged_old_best_zip_does_not_stop_a_resume(run: Path) -> None:
+    (run / BEST_POLICY).unlink()  # a run from before the safe format, its best.zip cut
+    truncate(run / BEST)
+    done = train("--resume", str(run))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "already complete" in done.stdout
+    (warning,) = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert "best.zip not converted" in warning and str(run / BEST) in warning
+
+
 def test_safe_weights_holding_a_pickle_payload_are_refused(run: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     weights = run / BEST_POLICY.replace(".json", ".pt")

@@ -228,7 +228,10 @@ def load(ckpt: Path, model: Any, cfg: TrainConfig) -> tuple[Any, dict, dict]:
         ) from None
     model.num_timesteps = int(meta["step"])
     model._n_updates = int(meta.get("n_updates", 0))
-    upgrade_best(ckpt.parent.parent, cfg)
+    try:
+        upgrade_best(ckpt.parent.parent, cfg)
+    except CheckpointError as e:  # resuming does not need it
+        print(f"warning: {BEST} not converted to the safe format: {e}", file=sys.stderr)
     return model, read_pool(ckpt), meta
 
 
