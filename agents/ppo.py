@@ -53,7 +53,7 @@ def resolve(path: str | Path) -> Path:
             f"ppo: {str(p)!r} holds no intact {BEST_POLICY} or checkpoints/*/{POLICY}{old}"
         )
     if p.suffix == ".zip":
-        safe = p.with_name(BEST_POLICY if p.name == BEST else POLICY)
+        safe = p.with_name({BEST: BEST_POLICY, "model.zip": POLICY}.get(p.name, p.name))
         hint = f"play {str(safe)!r} instead, or" if safe.is_file() else "to load it anyway, give"
         raise ModelFileError(
             f"ppo: {str(p)!r} is a stable-baselines3 zip, which loads by unpickling and can run "
