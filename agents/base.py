@@ -7,8 +7,10 @@ The observation is the seat's whole information state, so baseline agents are
 stateless: ``reset()`` exists for agents that keep memory (a human's screen, a
 recurrent policy) and is called between games.
 
-Specs: ``random``, ``greedy``, ``heuristic``, ``human``, ``ppo:PATH`` (a saved policy).
-A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x/best.zip``.
+Specs (:data:`SPEC_HELP`, for command lines' ``--help``): ``random``, ``greedy``,
+``heuristic``, ``human``, ``ppo:PATH`` (a policy saved by ``train.py``, loaded without
+running code) and ``sb3:PATH`` (a raw stable-baselines3 zip: loading it can run code).
+A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x``.
 
 >>> agent = make_agent("random", seed=0)
 >>> agent.name
@@ -75,12 +77,21 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "heuristic": "grove_env.agents.heuristic:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
+    "sb3": "grove_env.agents.sb3:make",
     "stack-avoider": "grove_env.agents.styles:make_stack_avoider",
     "piler": "grove_env.agents.styles:make_piler",
     "follower": "grove_env.agents.styles:make_follower",
     "contrarian": "grove_env.agents.styles:make_contrarian",
     "bluffer": "grove_env.agents.styles:make_bluffer",
 }
+
+SPEC_HELP = """agent specs:
+  random, greedy, heuristic, human   the built-in agents
+  stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
+  ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
+             policy .json; loads weights only, never runs code from the file
+  sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN
+             ARBITRARY CODE: only for files you made or trust"""
 
 
 def register_agent(name: str, factory: AgentFactory | str) -> None:

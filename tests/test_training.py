@@ -23,7 +23,8 @@ from sb3_contrib import MaskablePPO
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from grove_env.agents.base import make_agent
-from grove_env.agents.policy_files import ModelFileError, latest_checkpoint, load_model
+from grove_env.agents.policy_files import ModelFileError, latest_checkpoint
+from grove_env.agents.sb3 import load_model
 from grove_env.agents.tournament import run_tournament
 from grove_env.training import checkpoint
 from grove_env.training.config import load_config
@@ -74,6 +75,8 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
         "metrics.csv",
         "learning_curve.png",
         "best.zip",
+        "best_policy.json",
+        "best_policy.pt",
         "best.json",
         "final_eval.txt",
         "final_eval.json",
@@ -88,7 +91,8 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
     ckpt = latest_checkpoint(run_dir)
     assert ckpt is not None
     assert ckpt.name == checkpoint.checkpoint_name(final_step(SMOKE.total_timesteps))
-    assert {p.name for p in ckpt.iterdir()} == {"model.zip", "pool.pt", "state.json"}
+    names = {p.name for p in ckpt.iterdir()}
+    assert names == {"model.zip", "policy.json", "policy.pt", "pool.pt", "state.json"}
     rows = (run_dir / "metrics.csv").read_text().splitlines()
     assert rows[0].startswith("step,wall_time_s,eval/win_share_vs_random,eval/win_share_vs_h")
     assert len(rows) >= 3
@@ -120,7 +124,7 @@ def test_tensorboard_scalars_are_namespaced(smoke_run) -> None:
 
 def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
     run_dir, _ = smoke_run
-    agent = make_agent(f"ppo:{run_dir}", seed=0)  # a run directory means its best.zip
+    agent = make_agent(f"ppo:{run_dir}", seed=0)  # a run directory means its best policy
     assert agent.name == "ppo"
     mask = np.array([0] * 7 + [1, 0, 1], dtype=np.int8)
     for _ in range(5):
@@ -132,20 +136,20 @@ def test_ppo_agent_through_the_registry_and_tournament(smoke_run) -> None:
         agent.act_batch(np.zeros((6, 125), np.float32), masks), np.arange(6)
     )
     result = run_tournament(
-        [f"ppo:{run_dir / 'best.zip'}", "random", "random", "random"], games=8, seed=0
+        [f"ppo:{run_dir / 'best_policy.json'}", "random", "random", "random"], games=8, seed=0
     )
     assert result.games == 8
 
 
 def test_ppo_agent_errors(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no model at"):
-        make_agent(f"ppo:{tmp_path / 'nothing.zip'}")
-    with pytest.raises(FileNotFoundError, match="no best.zip and no checkpoint"):
+    with pytest.raises(ModelFileError, match="no policy at"):
+        make_agent(f"ppo:{tmp_path / 'nothing.json'}")
+    with pytest.raises(ModelFileError, match="holds no intact best_policy.json"):
         make_agent(f"ppo:{tmp_path}")
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip at all")
-    with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
-        make_agent(f"ppo:{bad}")
+    with pytest.raises(ModelFileError, match="not a MaskablePPO checkpoint"):
+        make_agent(f"sb3:{bad}")
 
 
 def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
@@ -166,8 +170,8 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
     MaskablePPO("MlpPolicy", Other(), n_steps=8, batch_size=8).save(path)
     with pytest.raises(ModelFileError, match=r"observations of shape \(10,\)"):
         load_model(path)
-    with pytest.raises(ValueError, match="ppo: checkpoint"):
-        make_agent(f"ppo:{path}")
+    with pytest.raises(ModelFileError, match=r"observations of shape \(10,\)"):
+        make_agent(f"sb3:{path}")
 
 
 def start_and_wait_for_checkpoint(run_dir: Path) -> subprocess.Popen:

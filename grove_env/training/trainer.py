@@ -28,7 +28,7 @@ from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
 from grove_env.agents.actor import Actor
-from grove_env.agents.policy_files import CHECKPOINT_PREFIX, latest_checkpoint
+from grove_env.agents.policy_files import BEST_POLICY, CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
 from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (
@@ -78,7 +78,7 @@ class Trainer:
             self.model = build_model(cfg, self.env)
         else:
             self.env = build_env(cfg, seed=cfg.seed + 7919 * (1 + _step_of(ckpt)))
-            self.model, pool, state = checkpoint.load(ckpt, self.env, cfg, device=cfg.device)
+            self.model, pool, state = checkpoint.load(ckpt, build_model(cfg, self.env), cfg)
             self.model.set_random_seed(cfg.seed + _step_of(ckpt))
         self.actor = Actor.of(self.model.policy)
         self.env.opponents.live = self.actor
@@ -130,7 +130,7 @@ class Trainer:
         if is_best:
             self.best_score = score
             info = {"step": step, "score": score, "criterion": "mean win share"}
-            checkpoint.save_best(self.run_dir, self.model, {**info, **self.latest_eval})
+            checkpoint.save_best(self.run_dir, self.model, {**info, **self.latest_eval}, self.cfg)
         self.metrics.append(
             {
                 "step": step,
@@ -248,7 +248,7 @@ class Trainer:
         if self.cfg.final_eval_games <= 0:
             return None
         print(f"final evaluation: {self.cfg.final_eval_games} games per table ...", flush=True)
-        text = final_evaluation(self.cfg, self.run_dir, self.run_dir / "best.zip")
+        text = final_evaluation(self.cfg, self.run_dir, self.run_dir / BEST_POLICY)
         print(text, flush=True)
         return text
 
@@ -289,7 +289,7 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
             f"--resume cannot change {', '.join(fixed)} (the checkpoint depends on it); "
             f"it may change {', '.join(RESUMABLE_FIELDS)}"
         )
-    ckpt = latest_checkpoint(run_dir)
+    ckpt = checkpoint.latest_intact(run_dir)
     write_run_files(run_dir, cfg)
     _write_run_info(run_dir, cfg, resumed=True, ckpt=ckpt)
     where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
