@@ -101,6 +101,12 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # the reader left (``| head``): nothing more to tell it
+        try:  # and no second error when Python flushes stdout on the way out
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return FAILURE
 
 
 # --------------------------------------------------------------------------- agents
