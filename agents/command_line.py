@@ -28,6 +28,7 @@ comma-separated list (``--agents a,b,c``) is kept for specs without options.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -102,10 +103,9 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:  # the reader left (``| head``): nothing more to tell it
-        try:  # and no second error when Python flushes stdout on the way out
+        # and no second error when Python flushes stdout on the way out
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
         return FAILURE
 
 
