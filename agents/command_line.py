@@ -153,7 +153,7 @@ def build_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     except (ModelFileError, OSError) as exc:
         raise CommandError(f"agent {spec!r}: {describe(exc)}") from None
     except ImportError as exc:
-        raise CommandError(f"agent {name!r} is not available here: {describe(exc)}") from None
+        raise CommandError(f"agent {spec!r} is not available here: {describe(exc)}") from None
     except ValueError as exc:
         code = FAILURE if arg is not None and names_a_file(arg) else USAGE
         raise CommandError(f"agent {spec!r}: {describe(exc)}", code) from None
@@ -164,7 +164,11 @@ def build_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
 def refuse_human(specs: Sequence[str], why: str) -> None:
     """A usage error if any spec is the ``human`` agent (who cannot sit here)."""
     for spec in specs:
-        if parse_spec(spec)[0] == "human":
+        try:
+            name, _ = parse_spec(spec)
+        except ValueError as exc:
+            raise usage_error(str(exc)) from None
+        if name == "human":
             raise usage_error(f"{spec!r}: {why}")
 
 
@@ -177,6 +181,8 @@ def check_output(path: str, option: str) -> None:
     """
     if not path.strip():
         raise usage_error(f"{option} needs a file name, got {path!r}")
+    if "\0" in path:
+        raise usage_error(f"{option} {path!r} is not a valid file name")
     target = Path(path)
     try:
         if target.is_dir():
@@ -192,8 +198,6 @@ def check_output(path: str, option: str) -> None:
             fd, probe = tempfile.mkstemp(dir=folder, prefix=".grove-write-check-")
             os.close(fd)
             os.unlink(probe)
-    except ValueError:  # a NUL byte in the name
-        raise usage_error(f"{option} {path!r} is not a valid file name") from None
     except OSError as exc:
         reason = exc.strerror or describe(exc)
         raise CommandError(f"{option} {path!r} cannot be written: {reason}") from None

@@ -293,14 +293,13 @@ def _check_inputs(args: argparse.Namespace) -> list[str]:
         raise usage_error(str(exc)) from None
     for spec in dict.fromkeys(specs):
         build_agent(spec, seed=args.seed)
-    outputs = [
-        (flag, path) for flag, path in (("--json", args.json), ("--plot", args.plot)) if path
-    ]
+    named = (("--json", args.json), ("--plot", args.plot))
+    outputs = [(flag, path) for flag, path in named if path is not None]
     if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
         raise usage_error(f"--json and --plot name the same file {args.json!r}")
     for flag, path in outputs:
         check_output(path, flag)
-    if args.plot:
+    if args.plot is not None:
         check_plotting()
     return specs
 
