@@ -242,6 +242,8 @@ def _set_table(args: argparse.Namespace, seed: int, human: HumanAgent) -> Table:
 
 
 def _play(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -> int:
+    if (stdin or sys.stdin) is None or (stdout or sys.stdout) is None:
+        raise CommandError("standard input or output is closed: nothing to play with")
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     human = HumanAgent(stdin=stdin, stdout=stdout)
     table = _set_table(args, seed, human)

@@ -10,6 +10,7 @@ random lines and random bytes; each case is one short game at most.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -187,3 +188,15 @@ def test_fuzzed_bytes_at_the_prompt_are_lines_that_are_not_moves(data: bytes) ->
     stream = io.TextIOWrapper(io.BytesIO(data + b"\n0\n1\n2\n"), "utf-8", errors="replace")
     chosen = HumanAgent(stream, io.StringIO()).act(seat_zero_first_move())
     assert chosen in (0, 1, 2)
+
+
+def test_end_to_end_play_with_its_input_closed() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "grove_env.agents.play", "--opponents", "random"],
+        capture_output=True,
+        preexec_fn=lambda: os.close(0),  # the child starts with its stdin closed
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 1 and done.stdout == b""
+    one_line_error(done.stderr.decode(), "grove-play", "standard input or output is closed")
