@@ -295,10 +295,10 @@ def _check_inputs(args: argparse.Namespace) -> list[str]:
         build_agent(spec, seed=args.seed)
     named = (("--json", args.json), ("--plot", args.plot))
     outputs = [(flag, path) for flag, path in named if path is not None]
-    if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
-        raise usage_error(f"--json and --plot name the same file {args.json!r}")
     for flag, path in outputs:
         check_output(path, flag)
+    if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
+        raise usage_error(f"--json and --plot name the same file {args.json!r}")
     if args.plot is not None:
         check_plotting()
     return specs

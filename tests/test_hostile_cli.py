@@ -89,6 +89,7 @@ def test_tournament_damaged_or_missing_model_is_a_failure(
         ([*FOUR_RANDOM, "--rules", "nope"], "rules must be one of"),
         ([*FOUR_RANDOM, "--json", ""], "--json needs a file name"),
         ([*FOUR_RANDOM, "--json", "a\0b"], "is not a valid file name"),
+        ([*FOUR_RANDOM, "--json", "a\0b", "--plot", "b"], "is not a valid file name"),
         ([*FOUR_RANDOM, "--json", "x.out", "--plot", "./x.out"], "name the same file"),
     ],
 )
