@@ -50,12 +50,12 @@ EXIT_HELP = """Everything is checked before the first game. Exit status: 0 done,
 1 a failure: {failure}."""
 
 
-def specs_help(flag: str, listed: str) -> str:
-    """The ``--help`` lines on agent specs for a command line's ``flag`` and ``listed`` forms."""
+def specs_help(flag: str, listed: str, each: str = "table position") -> str:
+    """The ``--help`` lines on agent specs: repeat ``flag`` once per ``each``, or ``listed``."""
     return (
         f"agents: {', '.join(agent_names())}. A spec may carry options after a colon:\n"
         "heuristic:trust=0.8,noise=0.2, ppo:PATH (a run directory or a saved policy).\n"
-        f"Repeat {flag} SPEC once per seat; {listed} is short for specs without options\n"
+        f"Repeat {flag} SPEC once per {each};\n{listed} is short for specs without options\n"
         f"({SPECS_WITH_OPTIONS.format(flag=flag)})."
     )
 

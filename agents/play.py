@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog=PROG,
         description="Play In a Grove against agents.",
-        epilog=specs_help("--opponent", "--opponents a,b,c")
+        epilog=specs_help("--opponent", "--opponents a,b,c", "other seat (or once for all)")
         + "\n"
         + EXIT_HELP.format(failure="a model file missing or damaged, an agent failing"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
