@@ -2,9 +2,11 @@
 
 The agent shows what its seat knows (:func:`grove_env.text.describe_observation`),
 lists the legal moves by action number and name, and reads a line. It accepts the
-number (``7``) or the name (``accuse slot 0``); ``h`` shows the moves again and
-``q`` leaves. Anything else is explained and asked again; the end of the input
-raises :class:`HumanQuit`, which :mod:`grove_env.agents.play` turns into a clean exit.
+number (``7``, in ASCII digits, a sign allowed) or the name (``accuse slot 0``); ``h``
+shows the moves again and ``q`` leaves. Anything else (``+-3``, ``²``, ``١``, an empty
+line, a number of a thousand digits, bytes that are not text) is explained and asked
+again; the end of the input raises :class:`HumanQuit`, which
+:mod:`grove_env.agents.play` turns into a clean exit.
 
 >>> import io
 >>> import numpy as np
@@ -22,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TextIO
 
@@ -34,6 +37,7 @@ from grove_env.text import describe_observation
 from .base import BaseAgent
 
 QUIT_WORDS = ("q", "quit", "exit")
+NUMBER = re.compile(r"[+-]?[0-9]+", re.ASCII)  # ASCII digits only: not "²", not "١"
 HELP_WORDS = ("h", "help", "?")
 
 
@@ -87,7 +91,12 @@ class HumanAgent(BaseAgent):
         """One line from the input without its newline, or ``None`` at the end of input."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except UnicodeDecodeError:  # bytes that are not text: a line that is not a move
+            line = "\ufffd\n"
+        except (OSError, ValueError):  # the input was closed under us: as its end
+            line = ""
         if not line:
             self.say()
             return None
@@ -108,20 +117,22 @@ class HumanAgent(BaseAgent):
         if not text:
             self.say(f"Please type one of {numbers} (or the move's name); q quits.")
             return None
-        if text.lstrip("+-").isdigit():
-            number = int(text)
-            if number in legal:
+        if NUMBER.fullmatch(text):
+            shown = text if len(text) <= 12 else text[:9] + "..."
+            number = int(text) if len(text) <= 12 else None  # huge: no int of 5000 digits
+            if number is not None and number in legal:
                 return number
             self.say(
-                f"{number} is not one of your moves now; choose one of {numbers}:\n"
+                f"{shown} is not one of your moves now; choose one of {numbers}:\n"
                 + "\n".join(f"  {a}  {action_name(a)}" for a in legal)
             )
             return None
         for a in legal:
             if text == action_name(a):
                 return a
+        shown = line.strip() if len(line.strip()) <= 40 else line.strip()[:37] + "..."
         self.say(
-            f"{line.strip()!r} is not a move. Type a number ({numbers}) or a name such as "
+            f"{shown!r} is not a move. Type a number ({numbers}) or a name such as "
             f"{action_name(legal[0])!r}; h lists the moves, q quits."
         )
         return None

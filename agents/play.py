@@ -8,9 +8,17 @@ On your turn you see the public table (every seat as ``P0``, ``P1``, ...), what 
 seat knows (seats written relative to you: ``seat +1`` is the next seat clockwise),
 and your legal moves by number and name. Every move at the table is announced, and
 after each round the reveal and where the markers went; at the end, the standings.
-``--opponents`` takes one spec for every other seat or a comma-separated list, one
-per other seat in clockwise order from yours. Without ``--opponents`` you play the
-``heuristic`` agent.
+``--opponent SPEC`` names the agent of one other seat; repeat it, once per other seat
+in clockwise order from yours, or give it once for every other seat. ``--opponents``
+is short for specs without options (one spec, or a comma-separated list); a spec such
+as ``heuristic:trust=0.8,noise=0.2`` has commas of its own and needs ``--opponent``.
+Without either you play the ``heuristic`` agent.
+
+Every option and agent is checked before the game (model files are read then); a
+mistake is one line on stderr, exit 2 for a usage error and 1 for a failure (see
+:mod:`grove_env.agents.command_line`). A line you type that is not a move (any text,
+a sign too many, a digit of another script, a huge number, an empty line) is
+explained and the prompt comes again; the game is never lost to it.
 """
 
 from __future__ import annotations
@@ -28,10 +36,23 @@ from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
 from grove_env.text import describe_round, describe_table
 
-from .base import Agent, make_agent, parse_spec
+from .base import Agent
+from .command_line import (
+    EXIT_HELP,
+    INTERRUPTED,
+    CommandError,
+    Parser,
+    agent_specs,
+    build_agent,
+    refuse_human,
+    run_command,
+    specs_help,
+    usage_error,
+)
 from .human import HumanAgent, HumanQuit
 from .match import GameResult, IllegalActionError, Observation, Step, play_game
 
+PROG = "grove-play"
 DEFAULT_OPPONENT = "heuristic"
 RESULT_ROW = {
     "classic": "fewest markers held (both faces) is best",
@@ -39,20 +60,23 @@ RESULT_ROW = {
 }
 
 
-def opponent_specs(text: str | None, num_players: int) -> list[str]:
-    """One spec per other seat from ``--opponents`` (a single spec is repeated)."""
-    specs = [s.strip() for s in (text or DEFAULT_OPPONENT).split(",")]
+def opponent_specs(
+    text: str | None, num_players: int, repeated: Sequence[str] | None = None
+) -> list[str]:
+    """One spec per other seat from ``--opponent`` flags or ``--opponents`` (one is repeated).
+
+    Raises :class:`~grove_env.agents.command_line.CommandError` (a usage error).
+    """
+    listed = text if text is not None or repeated else DEFAULT_OPPONENT
+    specs = agent_specs(repeated, listed, flag="--opponent")
     if len(specs) == 1:
         specs *= num_players - 1
     if len(specs) != num_players - 1:
-        raise ValueError(
+        raise usage_error(
             f"{num_players} players need 1 or {num_players - 1} opponent specs, "
             f"got {len(specs)}: {specs}"
         )
-    for spec in specs:
-        name, _ = parse_spec(spec)
-        if name == "human":
-            raise ValueError("opponents cannot be 'human' here: one person per terminal")
+    refuse_human(specs, "opponents cannot be 'human' here: one person per terminal")
     return specs
 
 
@@ -80,10 +104,7 @@ class Table:
         others = [(seat + k) % num_players for k in range(1, num_players)]
         seeds = np.random.SeedSequence([seed, 1]).generate_state(num_players, np.uint64)
         for other, spec in zip(others, opponents):
-            try:
-                self.agents[other] = make_agent(spec, seed=int(seeds[other]))
-            except ImportError as exc:
-                raise ValueError(f"agent {spec!r} is not available here: {exc}") from None
+            self.agents[other] = build_agent(spec, seed=int(seeds[other]))
             self.labels[other] = spec
 
     def say(self, text: str = "") -> None:
@@ -153,13 +174,29 @@ class Table:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="grove-play", description="Play In a Grove against agents.")
+    p = Parser(
+        prog=PROG,
+        description="Play In a Grove against agents.",
+        epilog=specs_help("--opponent", "--opponents a,b,c", "other seat (or once for all)")
+        + "\n"
+        + EXIT_HELP.format(failure="a model file missing or damaged, an agent failing"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    p.add_argument(
+    opponents = p.add_mutually_exclusive_group()
+    opponents.add_argument(
+        "--opponent",
+        action="append",
+        metavar="SPEC",
+        help="the agent of one other seat, clockwise from yours; repeat it once per other "
+        "seat, or give it once for all (e.g. --opponent heuristic:trust=0.8,noise=0.2)",
+    )
+    opponents.add_argument(
         "--opponents",
         default=None,
-        help="one spec for every other seat, or one per other seat clockwise from yours "
-        "(default: heuristic)",
+        metavar="A,B,...",
+        help="specs without options: one for every other seat, or one per other seat "
+        "clockwise from yours (default: heuristic)",
     )
     p.add_argument("--rules", default="classic", help="classic (default) or revised")
     p.add_argument("--seat", type=int, default=0, help="your seat; seat 0 goes first (default 0)")
@@ -175,31 +212,50 @@ def main(
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed its message
         return int(exc.code or 0)
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    if stdin is None:
+        forgiving(sys.stdin, "replace")  # a line that is not valid text is a bad move, no more
+    if stdout is None:
+        forgiving(sys.stdout, "backslashreplace")
+    return run_command(PROG, lambda: _play(args, stdin, stdout))
+
+
+def forgiving(stream: TextIO, errors: str) -> None:
+    """Let a terminal stream replace what it cannot decode or encode instead of raising."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors=errors)
+
+
+def _set_table(args: argparse.Namespace, seed: int, human: HumanAgent) -> Table:
+    """The table, once every option and agent is known good (a :class:`CommandError`)."""
     try:
         rules = get_rules(args.rules)
         rules.check_players(args.players)
-        if not 0 <= args.seat < args.players:
-            raise ValueError(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
-        if seed < 0 or args.max_rounds < 1:
-            raise ValueError("--seed must be >= 0 and --max-rounds >= 1")
-        opponents = opponent_specs(args.opponents, args.players)
-        human = make_agent("human", stdin=stdin, stdout=stdout)
-        assert isinstance(human, HumanAgent)
-        table = Table(human, args.seat, opponents, args.players, rules.name, seed, args.max_rounds)
     except ValueError as exc:
-        print(f"grove-play: error: {exc}", file=sys.stderr)
-        return 2
+        raise usage_error(str(exc)) from None
+    if not 0 <= args.seat < args.players:
+        raise usage_error(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
+    if seed < 0 or args.max_rounds < 1:
+        raise usage_error("--seed must be >= 0 and --max-rounds >= 1")
+    opponents = opponent_specs(args.opponents, args.players, args.opponent)
+    return Table(human, args.seat, opponents, args.players, rules.name, seed, args.max_rounds)
+
+
+def _play(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -> int:
+    if (stdin or sys.stdin) is None or (stdout or sys.stdout) is None:
+        raise CommandError("standard input or output is closed: nothing to play with")
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    human = HumanAgent(stdin=stdin, stdout=stdout)
+    table = _set_table(args, seed, human)
     try:
         table.play()
     except HumanQuit as exc:
         human.say(f"Leaving the game: {exc}. (Replay this deal with --seed {seed}.)")
     except IllegalActionError as exc:
-        print(f"grove-play: an agent failed: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(f"an agent failed: {exc}") from None
     except KeyboardInterrupt:
         human.say("\nInterrupted; leaving the game.")
-        return 130
+        return INTERRUPTED
     return 0
 
 

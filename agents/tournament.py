@@ -6,8 +6,12 @@ Command line (also installed as ``grove-tournament``)::
         --agents heuristic,random,random,random --games 2000 --seed 0 --workers 2 \\
         --json out.json --plot out.png
 
-Each entry of ``--agents`` is one *entry*: one table position per game. A spec that
-appears more than once gives entries labelled ``random#1``, ``random#2``, ...
+Each ``--agent SPEC`` (repeated, one per table position) or each spec of the shorter
+``--agents a,b,c`` (specs without options: a spec such as ``heuristic:trust=0.8,noise=0.2``
+has commas of its own) is one *entry*: one table position per game. A spec that
+appears more than once gives entries labelled ``random#1``, ``random#2``, ... Every input
+and output path is checked before the first game (:mod:`grove_env.agents.command_line`):
+a mistake is one line on stderr, exit 2 for a usage error and 1 for a failure.
 
 Seating: games come in blocks of ``num_players`` rotations; in game ``g`` entry ``e``
 sits at seat ``(e + g) % num_players``, so every entry plays every seat equally
@@ -32,7 +36,8 @@ environment reports at the cut-off instead. Either way the count is reported.
 Statistics (see :mod:`grove_env.agents.ratings`): win share with a Wilson 95% interval, mean
 final score (the rule set's count, fewer is better), mean reward, mean rank, and
 OpenSkill Plackett-Luce ratings. Each game is played by
-:func:`grove_env.agents.match.play_game`; records, statistics and the report are in
+:func:`grove_env.agents.match.play_game`, seated and recorded by
+:mod:`grove_env.agents.tournament_games`; records, statistics and the report are in
 :mod:`grove_env.agents.tournament_report`, the plot in :mod:`grove_env.agents.tournament_plot`.
 """
 
@@ -41,30 +46,48 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from grove_env.grove_v0 import raw_env
-from grove_env.rules import get_rules
+from grove_env.rules import RuleSet, get_rules
 
-from .base import Agent, make_agent, parse_spec
-from .match import IllegalActionError, game_seeds, play_game, seat_of
+from .base import make_agent, parse_spec
+from .command_line import (
+    EXIT_HELP,
+    CommandError,
+    Parser,
+    agent_specs,
+    build_agent,
+    check_output,
+    check_plotting,
+    refuse_human,
+    run_command,
+    specs_help,
+    usage_error,
+    write_output,
+)
+from .match import game_seeds, seat_of
+from .tournament_games import (
+    EntryLike,
+    Setup,
+    TournamentError,
+    init_worker,
+    is_agent,
+    make_env,
+    play_slice,
+    play_tournament_game,
+    slices,
+)
 from .tournament_report import EntryStats, GameRecord, TournamentResult, summarise
 
 # re-exported: the tournament's public names, wherever they are defined
 __all__ = ["EntryStats", "GameRecord", "TournamentError", "TournamentResult", "entry_labels"]
 __all__ += ["game_seeds", "main", "run_tournament", "seat_of", "summarise"]
 
-EntryLike = str | Agent | Callable[[int], Agent]
 TRUNCATED_MODES = ("draw", "standings")
 
 
-class TournamentError(RuntimeError):
-    """An agent misbehaved during a game (e.g. played a masked action)."""
-
-
-# --------------------------------------------------------------------------- playing
 def entry_labels(names: Sequence[str]) -> list[str]:
     """Labels for entries: a name used more than once gets ``#1``, ``#2``, ...
 
@@ -79,88 +102,6 @@ def entry_labels(names: Sequence[str]) -> list[str]:
     return labels
 
 
-def _is_agent(obj: Any) -> bool:
-    return callable(getattr(obj, "act", None))
-
-
-def _agent_for_game(entry: EntryLike, agent_seed: int) -> Agent:
-    if isinstance(entry, str):
-        agent = make_agent(entry, seed=agent_seed)
-    elif _is_agent(entry):
-        agent = entry  # type: ignore[assignment]
-        reseed = getattr(agent, "seed", None)
-        if callable(reseed):
-            reseed(agent_seed)
-    else:
-        agent = entry(agent_seed)  # type: ignore[operator]
-    agent.reset()
-    return agent
-
-
-@dataclass(frozen=True)
-class _Setup:
-    entries: tuple[Any, ...]
-    rules: str
-    num_players: int
-    seed: int
-    max_rounds: int
-    truncated_mode: str
-
-
-def make_env(setup: _Setup) -> raw_env:
-    """The (unwrapped) environment a tournament's games are played in."""
-    return raw_env(num_players=setup.num_players, rules=setup.rules, max_rounds=setup.max_rounds)
-
-
-def play_tournament_game(setup: _Setup, index: int, env: raw_env | None = None) -> GameRecord:
-    """Play game ``index`` of a tournament (in ``env`` if given, it is reset) and record it."""
-    n = setup.num_players
-    env_seed, agent_seeds = game_seeds(setup.seed, index, n)
-    seats = [seat_of(e, index, n) for e in range(n)]
-    by_seat: list[Agent] = [None] * n  # type: ignore[list-item]
-    for e, entry in enumerate(setup.entries):
-        by_seat[seats[e]] = _agent_for_game(entry, agent_seeds[e])
-    if env is None:
-        env = make_env(setup)
-    try:
-        result = play_game(env, by_seat, env_seed)
-    except IllegalActionError as exc:
-        raise TournamentError(f"game {index}: {exc}") from None
-    standings = result.standings
-    if result.truncated and setup.truncated_mode == "draw":
-        standings = (1,) * n
-    return GameRecord(
-        index=index,
-        seats=tuple(seats),
-        ranks=tuple(standings[s] for s in seats),
-        scores=tuple(result.scores[s] for s in seats),
-        rewards=tuple(result.rewards[s] for s in seats),
-        truncated=result.truncated,
-        # game.round, as before this loop was shared: a truncated game counts the round it
-        # had begun (one more than it played); kept so that the tables stay the same
-        rounds=env.game.round if env.game is not None else 0,
-    )
-
-
-_WORKER_SETUP: _Setup | None = None
-
-
-def _init_worker(setup: _Setup) -> None:
-    global _WORKER_SETUP
-    _WORKER_SETUP = setup
-
-
-def _play_slice(bounds: tuple[int, int]) -> list[GameRecord]:
-    assert _WORKER_SETUP is not None, "worker not initialised"
-    env = make_env(_WORKER_SETUP)
-    return [play_tournament_game(_WORKER_SETUP, g, env) for g in range(*bounds)]
-
-
-def _slices(games: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(250, math.ceil(games / (workers * 8))))
-    return [(s, min(games, s + size)) for s in range(0, games, size)]
-
-
 def _describe(entry: EntryLike, seed: int) -> tuple[str, str]:
     """(name for the label, spec for the report) of an entry; builds it once to check."""
     if isinstance(entry, str):
@@ -170,7 +111,7 @@ def _describe(entry: EntryLike, seed: int) -> tuple[str, str]:
         except ImportError as exc:
             raise ValueError(f"agent {name!r} is not available here: {exc}") from None
         return entry.strip(), entry.strip()
-    if _is_agent(entry):
+    if is_agent(entry):
         agent = entry  # type: ignore[assignment]
     elif callable(entry):
         agent = entry(seed)
@@ -178,6 +119,30 @@ def _describe(entry: EntryLike, seed: int) -> tuple[str, str]:
         raise ValueError(f"an entry is a spec string, an agent or a factory, got {entry!r}")
     name = str(getattr(agent, "name", type(agent).__name__))
     return name, f"<{name}>"
+
+
+def check_setup(
+    agent_specs: Sequence[Any],
+    rules: str,
+    num_players: int,
+    games: int,
+    seed: int,
+    workers: int,
+    max_rounds: int,
+) -> RuleSet:
+    """The rule set, once the table and the numbers fit it (a ``ValueError`` if not)."""
+    rule_set = get_rules(rules)
+    rule_set.check_players(num_players)
+    if len(agent_specs) != num_players:
+        raise ValueError(
+            f"{num_players} players need {num_players} agents, got {len(agent_specs)}: "
+            f"{list(agent_specs)}"
+        )
+    checks = (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0))
+    for name, value, low in checks + (("max_rounds", max_rounds, 1),):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return rule_set
 
 
 def run_tournament(
@@ -197,24 +162,14 @@ def run_tournament(
     an agent object, or a factory ``f(seed) -> Agent``. Raises ``ValueError`` for a bad
     configuration and :class:`TournamentError` if an agent plays a masked action.
     """
-    rule_set = get_rules(rules)
-    rule_set.check_players(num_players)
-    if len(agent_specs) != num_players:
-        raise ValueError(
-            f"{num_players} players need {num_players} agents, got {len(agent_specs)}: "
-            f"{list(agent_specs)}"
-        )
-    checks = (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0))
-    for name, value, low in checks + (("max_rounds", max_rounds, 1),):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    rule_set = check_setup(agent_specs, rules, num_players, games, seed, workers, max_rounds)
     if truncated not in TRUNCATED_MODES:
         raise ValueError(f"truncated must be one of {TRUNCATED_MODES}, got {truncated!r}")
     described = [_describe(entry, seed) for entry in agent_specs]
     labels = entry_labels([d[0] for d in described])
     total = math.ceil(games / num_players) * num_players
     entries = tuple(e.strip() if isinstance(e, str) else e for e in agent_specs)
-    setup = _Setup(entries, rule_set.name, num_players, seed, max_rounds, truncated)
+    setup = Setup(entries, rule_set.name, num_players, seed, max_rounds, truncated)
 
     records: list[GameRecord] = []
     bar = None
@@ -234,8 +189,8 @@ def run_tournament(
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(setup,)) as pool:
-                for chunk in pool.imap_unordered(_play_slice, _slices(total, workers)):
+            with ctx.Pool(workers, initializer=init_worker, initargs=(setup,)) as pool:
+                for chunk in pool.imap_unordered(play_slice, slices(total, workers)):
                     records.extend(chunk)
                     if bar is not None:
                         bar.update(len(chunk))
@@ -262,18 +217,40 @@ def _tty() -> bool:
 
 
 # --------------------------------------------------------------------------- CLI
+PROG = "grove-tournament"
+EPILOG = (
+    specs_help("--agent", "--agents a,b,c")
+    + "\n"
+    + EXIT_HELP.format(
+        failure="a model file missing or damaged,\nan output path that cannot be written, "
+        "an agent that fails in a game"
+    )
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="grove-tournament",
+    p = Parser(
+        prog=PROG,
         description="Play In a Grove games between agents with rotating seats; report win "
-        "shares (Wilson 95%% intervals) and OpenSkill ratings.",
+        "shares (Wilson 95% intervals) and OpenSkill ratings.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--rules", default="classic", help="classic (default) or revised")
     p.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    p.add_argument(
+    agents = p.add_mutually_exclusive_group(required=True)
+    agents.add_argument(
+        "--agent",
+        action="append",
+        metavar="SPEC",
+        help="one table position's agent; repeat it, once per position "
+        "(e.g. --agent heuristic:trust=0.8,noise=0.2 --agent random ...)",
+    )
+    agents.add_argument(
         "--agents",
-        required=True,
-        help="comma-separated specs, one per table position, e.g. heuristic,random,random,random",
+        metavar="A,B,...",
+        help="comma-separated specs without options, one per table position, "
+        "e.g. heuristic,random,random,random",
     )
     p.add_argument(
         "--games",
@@ -297,12 +274,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed its message
         return int(exc.code or 0)
-    specs = [s.strip() for s in args.agents.split(",")]
+    return run_command(PROG, lambda: _run(args))
+
+
+def _check_inputs(args: argparse.Namespace) -> list[str]:
+    """The specs, once every input and output is known good (:class:`CommandError`)."""
+    specs = agent_specs(args.agent, args.agents)
+    refuse_human(specs, "a tournament has no seat for a person; play one with grove-play")
+    try:
+        check_setup(
+            specs, args.rules, args.players, args.games, args.seed, args.workers, args.max_rounds
+        )
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    for spec in dict.fromkeys(specs):
+        build_agent(spec, seed=args.seed)
+    named = (("--json", args.json), ("--plot", args.plot))
+    outputs = [(flag, path) for flag, path in named if path is not None]
+    for flag, path in outputs:
+        check_output(path, flag)
+    if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
+        raise usage_error(f"--json and --plot name the same file {args.json!r}")
+    if args.plot is not None:
+        check_plotting()
+    return specs
+
+
+def _run(args: argparse.Namespace) -> int:
+    specs = _check_inputs(args)
     try:
         result = run_tournament(
             specs,
@@ -316,14 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             truncated=args.truncated,
         )
     except ValueError as exc:
-        print(f"grove-tournament: error: {exc}", file=sys.stderr)
-        return 2
+        raise usage_error(str(exc)) from None
     except TournamentError as exc:
-        print(f"grove-tournament: an agent failed: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("grove-tournament: interrupted", file=sys.stderr)
-        return 130
+        raise CommandError(f"an agent failed: {exc}") from None
     if result.games != result.games_requested:
         print(
             f"note: {result.games_requested} games rounded up to {result.games}, "
@@ -331,12 +329,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "equally often",
             file=sys.stderr,
         )
-    print(result.table())
+    print(result.table(), flush=True)
     if args.json:
-        result.save_json(args.json)
+        write_output(result.save_json, args.json, "--json")
         print(f"wrote {args.json}")
     if args.plot:
-        result.plot(args.plot)
+        write_output(result.plot, args.plot, "--plot")
         print(f"wrote {args.plot}")
     return 0
 

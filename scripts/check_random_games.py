@@ -36,6 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's grove_env
 
 from grove_env import Game, grove_v0  # noqa: E402
+from grove_env.agents.command_line import Parser  # noqa: E402
 from grove_env.agents.match import Step, play_game  # noqa: E402
 from grove_env.rules import RULE_SETS  # noqa: E402
 
@@ -195,7 +196,11 @@ def run_batch(job: tuple[str, int, int, int, int, int]) -> Tally:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(
+        prog="check_random_games.py",
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 every invariant held, 1 a game broke one, 2 a usage error.",
+    )
     parser.add_argument("--games", type=int, default=100_000, help="games per table")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", type=int, default=0, help="base seed of every table")
@@ -208,8 +213,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="subset of tables, e.g. classic:4 revised:5 (default: all 7)",
     )
     args = parser.parse_args(argv)
-    if args.games < 1 or args.workers < 1:
-        parser.error("--games and --workers must be >= 1")
+    if args.games < 1 or args.workers < 1 or args.max_rounds < 1:
+        parser.error("--games, --workers and --max-rounds must be >= 1")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.tables:
         try:
             args.tables = [(t.split(":")[0], int(t.split(":")[1])) for t in args.tables]

@@ -28,6 +28,14 @@ import numpy as np  # noqa: E402
 
 from grove_env import grove_v0  # noqa: E402
 from grove_env.agents.base import Agent, make_agent  # noqa: E402
+from grove_env.agents.command_line import (  # noqa: E402
+    EXIT_HELP,
+    Parser,
+    build_agent,
+    refuse_human,
+    run_command,
+    usage_error,
+)
 from grove_env.agents.match import play_game, seat_of  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
@@ -110,8 +118,16 @@ def evaluate(args: argparse.Namespace, rules: str, n: int, pool: PoolType | None
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+PROG = "eval_vs_random.py"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = Parser(
+        prog=PROG,
+        description=__doc__.split("\n")[0],
+        epilog="A spec may carry options: --agent heuristic:trust=0.8,noise=0.2. "
+        + EXIT_HELP.format(failure="a model file missing or damaged"),
+    )
     parser.add_argument("--agent", default="heuristic", help="spec of the tested agent")
     parser.add_argument("--opponents", default="random", help="spec of the other seats")
     parser.add_argument("--count", type=int, default=1, help="seats the tested agent takes")
@@ -120,16 +136,46 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", nargs="+", type=int, default=None, help="default: all")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def tables_of(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The (rules, players) tables to play, once every option is known good."""
+    for name, value in (("--games", args.games), ("--workers", args.workers)):
+        if value < 1:
+            raise usage_error(f"{name} must be >= 1, got {value}")
+    if args.seed < 0:
+        raise usage_error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        rule_sets = [get_rules(r) for r in args.rules]
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
     tables = [
-        (r, n)
-        for r in args.rules
-        for n in get_rules(r).player_counts
+        (rules.name, n)
+        for rules in rule_sets
+        for n in rules.player_counts
         if args.players is None or n in args.players
     ]
+    allowed = sorted({n for rules in rule_sets for n in rules.player_counts})
+    unknown = [n for n in args.players or () if n not in allowed]
+    if unknown:
+        raise usage_error(f"--players {unknown}: these rules allow {allowed}")
     for _, n in tables:
         if not 1 <= args.count < n:
-            parser.error(f"--count must be in 1..{n - 1} for {n} players")
+            raise usage_error(f"--count must be in 1..{n - 1} for {n} players")
+    specs = (args.agent, args.opponents)
+    refuse_human(specs, "this script has no seat for a person; play with grove-play")
+    for spec in specs:
+        build_agent(spec, seed=args.seed)
+    return tables
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    return run_command(PROG, lambda: report(args, tables_of(args)))
+
+
+def report(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
     print(
         f"{args.agent} x{args.count} vs {args.opponents}, {args.games} games per table, "
         f"seed {args.seed}"
@@ -153,7 +199,8 @@ def main(argv: list[str] | None = None) -> None:
         if pool:
             pool.close()
             pool.join()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
