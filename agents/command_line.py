@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .base import Agent, agent_names, make_agent, parse_spec
+from .base import SPEC_HELP, Agent, agent_names, make_agent, parse_spec
 from .policy_files import ModelFileError
 
 USAGE = 2
@@ -56,7 +56,7 @@ def specs_help(flag: str, listed: str, each: str = "table position") -> str:
         f"agents: {', '.join(agent_names())}. A spec may carry options after a colon:\n"
         "heuristic:trust=0.8,noise=0.2, ppo:PATH (a run directory or a saved policy).\n"
         f"Repeat {flag} SPEC once per {each};\n{listed} is short for specs without options\n"
-        f"({SPECS_WITH_OPTIONS.format(flag=flag)})."
+        f"({SPECS_WITH_OPTIONS.format(flag=flag)}).\n{SPEC_HELP}"
     )
 
 
