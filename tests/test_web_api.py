@@ -15,6 +15,7 @@ pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installe
 from web_server import call, serving  # noqa: E402
 
 from grove_env.web.app import MAX_BODY, create_app  # noqa: E402
+from grove_env.web.cli import build_parser, main  # noqa: E402
 from grove_env.web.sessions import Table  # noqa: E402
 
 CAPACITY = 16
@@ -162,3 +163,12 @@ def test_options_name_only_safe_agents(server: tuple[str, Any]) -> None:
     assert "heuristic" in options["agents"]
     assert not [a for a in options["agents"] if ":" in a or a == "human"]
     assert json.loads(json.dumps(options)) == options
+
+
+def test_the_command_line_binds_to_localhost_and_checks_its_specs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = build_parser().parse_args([])
+    assert (args.host, args.port, args.agent) == ("127.0.0.1", 8000, [])
+    assert main(["--agent", "no-such-agent"]) == 2
+    assert "unknown agent 'no-such-agent'" in capsys.readouterr().out

@@ -2,7 +2,7 @@
 // Every text goes in through textContent (never innerHTML): records may come from anyone.
 "use strict";
 
-const state = { mode: "play", id: null, view: null, options: null, timer: null, step: 0, steps: 0 };
+const state = { mode: "play", id: null, view: null, options: null, timer: null, steps: 0, draws: 0 };
 const $ = (sel) => document.querySelector(sel);
 
 function el(tag, attrs = {}, ...children) {
@@ -100,6 +100,7 @@ function drawSuspect(suspect, culprit) {
   const badges = el("div", { class: "badges" });
   if (suspect.unseen) badges.append(el("span", { class: "badge unseen" }, "UNSEEN"));
   if (suspect.tampered) badges.append(el("span", { class: "badge tampered" }, "TAMPERED"));
+  if (culprit) badges.append(el("span", { class: "badge culprit" }, "CULPRIT"));
   const stack = el("ol", { class: "stack", "aria-label": `stack on suspect ${suspect.slot}, bottom to top` },
     ...suspect.stack.map((seat, k) => marker(seat, k === suspect.stack.length - 1)));
   const label = suspect.stack.length ? "stack, bottom to top:" : "no markers";
@@ -108,10 +109,14 @@ function drawSuspect(suspect, culprit) {
     el("span", { class: "stack-label" }, label), stack);
 }
 
-function whoName(view, seat) {
+// The seat whose view is shown is "you" when a person plays it, else named as it is.
+function seatLabel(view, seat) {
   const label = view.seats[seat].label;
-  return view.seat === seat ? `P${seat} (you)` : `P${seat} (${label})`;
+  if (view.seat !== seat) return label;
+  return state.mode === "play" ? "you" : `${label} (this view)`;
 }
+
+const whoName = (view, seat) => `P${seat} (${seatLabel(view, seat)})`;
 
 function drawStatus(view) {
   const head = `${view.rules}, ${view.num_players} players · round ${view.round} · first player P${view.first_player}`;
@@ -131,8 +136,8 @@ function drawSide(view) {
     mine.append(el("div", { class: "card small" }, el("h3", {}, "Your tile"), drawTile(view.my_tiles[0])),
       el("div", { class: "card small" }, el("h3", {}, "Passed to you"), drawTile(view.my_tiles[1])));
   } else {
-    mine.append(el("div", { class: "card small" }, el("h3", {}, "Dealt"),
-      el("ul", { class: "stack" }, ...view.dealt.map((t, s) => el("li", {}, `P${s}: ${t}`)))));
+    mine.append(el("div", { class: "card small" }, el("h3", {}, "Dealt tiles"),
+      el("ul", { class: "dealt" }, ...view.dealt.map((t, s) => el("li", {}, `P${s}: ${t}`)))));
   }
 }
 
@@ -147,7 +152,7 @@ function drawSeats(view) {
     const notes = [turn ? "▶ to act" : "", view.first_player === s.seat ? "first player" : ""].filter(Boolean);
     return el("tr", { class: turn ? "to-act" : "", "data-seat": String(s.seat) },
       el("td", {}, el("span", { class: `marker p${s.seat}` }, `P${s.seat}`)),
-      el("td", {}, view.seat === s.seat ? `you` : s.label),
+      el("td", {}, seatLabel(view, s.seat)),
       el("td", { class: "coloured" }, chips(s.coloured, "coloured", s.seat)),
       el("td", { class: "penalty" }, chips(s.penalty, "penalty", s.seat)),
       el("td", { class: "score" }, String(s.score)), el("td", {}, notes.join(", ")));
@@ -176,7 +181,7 @@ function drawResult(view) {
   const order = view.seats.map((s) => s.seat).sort((a, b) => view.standings[a] - view.standings[b] || a - b);
   $("#standings tbody").replaceChildren(...order.map((seat) => el("tr", { "data-seat": String(seat), "data-rank": String(view.standings[seat]) },
     el("td", { class: "rank" }, String(view.standings[seat])), el("td", {}, `P${seat}`),
-    el("td", {}, view.seat === seat ? "you" : view.seats[seat].label), el("td", {}, String(view.seats[seat].score)))));
+    el("td", {}, seatLabel(view, seat)), el("td", {}, String(view.seats[seat].score)))));
 }
 
 function draw(view) {
@@ -185,8 +190,10 @@ function draw(view) {
   $("#controls").hidden = false;
   drawStatus(view);
   const last = view.rounds.length ? view.rounds[view.rounds.length - 1] : null;
-  const culprit = view.over && last ? last.culprit : null;
-  $("#suspects").replaceChildren(...view.suspects.map((s) => drawSuspect(s, s.slot === culprit)));
+  // Once the game is over its last round's suspects are revealed to everyone.
+  const revealed = view.over && last && last.round === view.round;
+  const suspects = view.suspects.map((s) => (revealed ? { ...s, tile: last.suspects[s.slot] } : s));
+  $("#suspects").replaceChildren(...suspects.map((s) => drawSuspect(s, revealed && s.slot === last.culprit)));
   drawSide(view);
   drawSeats(view);
   drawActions(view);
@@ -199,6 +206,7 @@ function draw(view) {
     $("#replay-slider").value = String(view.step);
   }
   drawResult(view);
+  $("#board").dataset.draws = String(++state.draws);  // tests wait on this
   const first = $("#actions button");
   if (first && state.mode === "play") first.focus();
 }
@@ -272,6 +280,7 @@ async function startReplay(file) {
   $("#steps").textContent = String(steps);
   $("#replay-slider").max = String(steps);
   draw(view);
+  $("#forward-button").focus();
 }
 
 async function showStep(step) {
