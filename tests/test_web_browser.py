@@ -222,3 +222,23 @@ def test_watching_agents_play_at_speed(page: Page, server: tuple[str, Any], tmp_
         int(r.get_attribute("data-seat")): int(r.get_attribute("data-rank")) for r in rows
     } == dict(enumerate(game.standings()))
     shot(page, tmp_path, "web-watch.png")
+
+
+def test_a_hostile_record_is_shown_as_text_or_refused(page: Page, tmp_path: Path) -> None:
+    game = Game("classic", 2, seed=1)
+    while not game.terminal:
+        game.apply_action(game.legal_actions()[0])
+    trap = '<img src=x onerror="document.body.dataset.owned=1">'
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(record_game(game, [trap, "bob"])))
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_function("document.querySelector('#steps').textContent !== '0'")
+    assert trap in page.locator("#seats").text_content()
+    assert (
+        page.locator("#board img").count() == 0 and page.get_attribute("body", "data-owned") is None
+    )
+    (tmp_path / "broken.json").write_text('{"format": "grove-record", "rounds": ')
+    page.set_input_files("#record-file", str(tmp_path / "broken.json"))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "not valid JSON" in page.locator("#error").text_content()
