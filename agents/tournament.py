@@ -39,13 +39,16 @@ OpenSkill Plackett-Luce ratings. Each game is played by
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from grove_env.grove_v0 import raw_env
+from grove_env.record import record_game
 from grove_env.rules import get_rules
 
 from .base import Agent, make_agent, parse_spec
@@ -105,6 +108,8 @@ class _Setup:
     seed: int
     max_rounds: int
     truncated_mode: str
+    record_dir: str | None = None  # write each game's record here as game_NNNNN.json
+    labels: tuple[str, ...] = ()
 
 
 def make_env(setup: _Setup) -> raw_env:
@@ -126,6 +131,10 @@ def play_tournament_game(setup: _Setup, index: int, env: raw_env | None = None) 
         result = play_game(env, by_seat, env_seed)
     except IllegalActionError as exc:
         raise TournamentError(f"game {index}: {exc}") from None
+    if setup.record_dir is not None and env.game is not None:
+        players = [setup.labels[seats.index(s)] for s in range(n)]
+        with open(Path(setup.record_dir, f"game_{index:05d}.json"), "w") as out:
+            json.dump(record_game(env.game, players), out)
     standings = result.standings
     if result.truncated and setup.truncated_mode == "draw":
         standings = (1,) * n
@@ -190,12 +199,14 @@ def run_tournament(
     max_rounds: int = 100,
     progress: bool = False,
     truncated: str = "draw",
+    record_dir: str | None = None,
 ) -> TournamentResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) and summarise them.
 
     ``agent_specs`` has one entry per table position: a spec string (``"random"``),
     an agent object, or a factory ``f(seed) -> Agent``. Raises ``ValueError`` for a bad
     configuration and :class:`TournamentError` if an agent plays a masked action.
+    With ``record_dir``, every game's record (:mod:`grove_env.record`) is written there.
     """
     rule_set = get_rules(rules)
     rule_set.check_players(num_players)
@@ -214,7 +225,14 @@ def run_tournament(
     labels = entry_labels([d[0] for d in described])
     total = math.ceil(games / num_players) * num_players
     entries = tuple(e.strip() if isinstance(e, str) else e for e in agent_specs)
-    setup = _Setup(entries, rule_set.name, num_players, seed, max_rounds, truncated)
+    if record_dir is not None:
+        try:
+            Path(record_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"cannot write game records to {record_dir!r}: {exc}") from None
+    setup = _Setup(
+        entries, rule_set.name, num_players, seed, max_rounds, truncated, record_dir, tuple(labels)
+    )
 
     records: list[GameRecord] = []
     bar = None
@@ -293,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a win-share bar chart (PNG)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--record", metavar="DIR", help="write every game's JSON record to DIR")
     return p
 
 
@@ -314,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_rounds=args.max_rounds,
             progress=not args.no_progress,
             truncated=args.truncated,
+            record_dir=args.record,
         )
     except ValueError as exc:
         print(f"grove-tournament: error: {exc}", file=sys.stderr)
