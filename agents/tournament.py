@@ -155,12 +155,14 @@ def run_tournament(
     max_rounds: int = 100,
     progress: bool = False,
     truncated: str = "draw",
+    record_dir: str | None = None,
 ) -> TournamentResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) and summarise them.
 
     ``agent_specs`` has one entry per table position: a spec string (``"random"``),
     an agent object, or a factory ``f(seed) -> Agent``. Raises ``ValueError`` for a bad
     configuration and :class:`TournamentError` if an agent plays a masked action.
+    With ``record_dir``, every game's record (:mod:`grove_env.record`) is written there.
     """
     rule_set = check_setup(agent_specs, rules, num_players, games, seed, workers, max_rounds)
     if truncated not in TRUNCATED_MODES:
@@ -169,7 +171,14 @@ def run_tournament(
     labels = entry_labels([d[0] for d in described])
     total = math.ceil(games / num_players) * num_players
     entries = tuple(e.strip() if isinstance(e, str) else e for e in agent_specs)
-    setup = Setup(entries, rule_set.name, num_players, seed, max_rounds, truncated)
+    if record_dir is not None:
+        try:
+            Path(record_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"cannot write game records to {record_dir!r}: {exc}") from None
+    setup = Setup(
+        entries, rule_set.name, num_players, seed, max_rounds, truncated, record_dir, tuple(labels)
+    )
 
     records: list[GameRecord] = []
     bar = None
@@ -270,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a win-share bar chart (PNG)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--record", metavar="DIR", help="write every game's JSON record to DIR")
     return p
 
 
@@ -317,6 +327,7 @@ def _run(args: argparse.Namespace) -> int:
             max_rounds=args.max_rounds,
             progress=not args.no_progress,
             truncated=args.truncated,
+            record_dir=args.record,
         )
     except ValueError as exc:
         raise usage_error(str(exc)) from None

@@ -8,12 +8,15 @@ plays it; :func:`init_worker` and :func:`play_slice` are what worker processes r
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from grove_env.grove_v0 import raw_env
+from grove_env.record import record_game
 
 from .base import Agent, make_agent
 from .match import IllegalActionError, game_seeds, play_game, seat_of
@@ -56,6 +59,8 @@ class Setup:
     seed: int
     max_rounds: int
     truncated_mode: str
+    record_dir: str | None = None  # write each game's record here as game_NNNNN.json
+    labels: tuple[str, ...] = ()
 
 
 def make_env(setup: Setup) -> raw_env:
@@ -77,6 +82,10 @@ def play_tournament_game(setup: Setup, index: int, env: raw_env | None = None) -
         result = play_game(env, by_seat, env_seed)
     except IllegalActionError as exc:
         raise TournamentError(f"game {index}: {exc}") from None
+    if setup.record_dir is not None and env.game is not None:
+        players = [setup.labels[seats.index(s)] for s in range(n)]
+        with open(Path(setup.record_dir, f"game_{index:05d}.json"), "w") as out:
+            json.dump(record_game(env.game, players), out)
     standings = result.standings
     if result.truncated and setup.truncated_mode == "draw":
         standings = (1,) * n

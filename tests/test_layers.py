@@ -8,7 +8,7 @@ layer  modules
 1      the PettingZoo adapter (``grove_v0``, wrappers, render) and the batched
        engine ``grove_env.vector``
 2      the agents, ``grove_env.agents`` (sources in ``agents/``)
-3      training, ``grove_env.training``
+3      training, ``grove_env.training``, and the web server ``grove_env.web``
 4      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
 =====  ==========================================================================
 
@@ -30,6 +30,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [  # longest prefix wins
     ("grove_env.training", 3),
+    ("grove_env.web", 3),
     ("grove_env.agents", 2),
     ("grove_env.vector", 1),
     ("grove_env.grove_v0", 1),

@@ -1,0 +1,174 @@
+"""The web server's JSON API against a live server on 127.0.0.1: games, refusals, floods."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the 'web' extra (starlette) is not installed")
+pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installed")
+
+from web_server import call, serving  # noqa: E402
+
+from grove_env.web.app import MAX_BODY, create_app  # noqa: E402
+from grove_env.web.cli import build_parser, main  # noqa: E402
+from grove_env.web.sessions import Table  # noqa: E402
+
+CAPACITY = 16
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, Any]]:
+    app = create_app(capacity=CAPACITY)
+    with serving(app) as base:
+        yield base, app.state.store
+
+
+def new_play(base: str, **request: Any) -> tuple[str, dict]:
+    body = {"rules": "classic", "players": 3, "seat": 1, "agents": ["heuristic"], "seed": 1}
+    status, data = call(base, "POST", "/api/play", {**body, **request})
+    assert status == 200, data
+    return data["id"], data["view"]
+
+
+def test_a_person_plays_a_game_to_the_end(server: tuple[str, Any]) -> None:
+    base, store = server
+    key, view = new_play(
+        base, rules="revised", players=4, seat=2, agents=["random", "greedy", "piler"]
+    )
+    assert [s["label"] for s in view["seats"]] == ["random", "greedy", "you", "piler"]
+    while not view["over"]:
+        assert view["to_act"] == 2 and view["legal"]
+        status, view = call(
+            base, "POST", f"/api/play/{key}/act", {"action": view["legal"][-1]["action"]}
+        )
+        assert status == 200, view
+    game = store.get(key, Table).game
+    assert view["standings"] == game.standings() and game.terminal
+    assert call(base, "GET", f"/api/play/{key}") == (200, view)
+
+
+def test_tabs_play_separate_games(server: tuple[str, Any]) -> None:
+    base, _ = server
+    first, view = new_play(base, seed=5)
+    second, _ = new_play(base, seed=5)
+    assert first != second
+    call(base, "POST", f"/api/play/{first}/act", {"action": view["legal"][0]["action"]})
+    assert call(base, "GET", f"/api/play/{second}")[1] == view
+
+
+def test_a_watched_game_records_and_replays(server: tuple[str, Any]) -> None:
+    base, _ = server
+    request = {"rules": "classic", "players": 4, "agents": ["heuristic", "random"] * 2, "seed": 2}
+    status, data = call(base, "POST", "/api/watch", request)
+    assert status == 200 and data["view"]["kind"] == "table"
+    key, moves = data["id"], 0
+    while True:
+        status, view = call(base, "POST", f"/api/watch/{key}/step?seat=3")
+        assert status == 200 and view["kind"] == "seat" and view["seat"] == 3
+        moves += 1
+        if view["over"]:
+            break
+    status, record = call(base, "GET", f"/api/record/{key}")
+    assert status == 200 and record["players"] == request["agents"]
+    status, loaded = call(base, "POST", "/api/replay", record)
+    assert status == 200 and loaded["steps"] == moves
+    steps = [a for r in record["rounds"] for a in r["actions"]]
+    for k in (1, moves // 2, moves):
+        status, view = call(base, "GET", f"/api/replay/{loaded['id']}/{k}?seat=table")
+        assert status == 200 and view["last_move"]["name"] == steps[k - 1]["name"]
+    assert view["over"] and view["standings"] == record["final"]["standings"]
+
+
+REFUSED = [
+    ("GET", "/api/play/no-such-game", None, None, 404),
+    ("POST", "/api/play/no-such-game/act", {"action": 7}, None, 404),
+    ("GET", "/api/replay/no-such-game/0", None, None, 404),
+    ("POST", "/api/play", None, b"{not json", 400),
+    ("POST", "/api/play", None, b"[1, 2]", 400),
+    ("POST", "/api/play", None, b"\xff\xfe", 400),
+    ("POST", "/api/play", None, b"[" * 100_000, 400),
+    ("POST", "/api/play", {"players": 9, "agents": ["random"]}, None, 400),
+    ("POST", "/api/play", {"players": True, "agents": ["random"]}, None, 400),
+    ("POST", "/api/play", {"agents": ["ppo:/etc/passwd"]}, None, 400),
+    ("POST", "/api/play", {"agents": ["human"]}, None, 400),
+    ("POST", "/api/play", {"agents": "random", "seed": -1}, None, 400),
+    ("POST", "/api/play", {"agents": ["random"], "seed": "1"}, None, 400),
+    ("POST", "/api/replay", {"format": "grove-record"}, None, 400),
+    ("GET", "/api/play", None, None, 405),
+    ("DELETE", "/api/options", None, None, 405),
+    ("GET", "/no/such/page", None, None, 404),
+    ("GET", "/static/../../../etc/passwd", None, None, 404),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "raw", "status"), REFUSED)
+def test_bad_requests_get_a_4xx_in_one_line(
+    server: tuple[str, Any], method: str, path: str, body: object, raw: bytes | None, status: int
+) -> None:
+    got, data = call(server[0], method, path, body, raw)
+    assert got == status, data
+    assert isinstance(data, dict) and set(data) == {"error"} and "\n" not in data["error"]
+    assert "Traceback" not in data["error"]
+
+
+def test_a_body_too_large_is_refused_before_it_is_read(server: tuple[str, Any]) -> None:
+    host, port = server[0].removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.putrequest("POST", "/api/replay")
+    connection.putheader("content-type", "application/json")
+    connection.putheader("content-length", str(MAX_BODY + 1))
+    connection.endheaders(b"{}")
+    response = connection.getresponse()
+    assert response.status == 413 and "over" in json.loads(response.read())["error"]
+    connection.close()
+
+
+def test_moves_that_are_not_the_persons_are_refused(server: tuple[str, Any]) -> None:
+    base, _ = server
+    key, view = new_play(base)
+    legal = {m["action"] for m in view["legal"]}
+    illegal = next(a for a in range(10) if a not in legal)
+    for body in ({"action": illegal}, {"action": 1.0}, {"action": "7"}, {"action": True}, {}):
+        status, data = call(base, "POST", f"/api/play/{key}/act", body)
+        assert status == 400 and "action" in data["error"], data
+    assert call(base, "GET", f"/api/play/{key}")[1] == view  # nothing moved
+    status, data = call(base, "GET", "/api/watch/" + key + "?seat=7")
+    assert status == 400 and "seat must be" in data["error"]
+
+
+def test_a_thousand_hostile_requests_then_a_new_game(server: tuple[str, Any]) -> None:
+    base, store = server
+    statuses = []
+    for k in range(1000):
+        method, path, body, raw, _ = REFUSED[k % len(REFUSED)]
+        if k % 7 == 0:  # a flood of new games too: the store stays bounded
+            method, path, body, raw = "POST", "/api/play", {"agents": ["random"], "seed": k}, None
+        if raw is not None and len(raw) > 10_000:
+            raw = raw[:10_000]
+        statuses.append(call(base, method, path, body, raw)[0])
+    assert all(s < 500 for s in statuses) and statuses.count(200) == len(range(0, 1000, 7))
+    assert len(store) <= CAPACITY
+    key, view = new_play(base)
+    assert view["legal"] and call(base, "GET", f"/api/play/{key}")[0] == 200
+
+
+def test_options_name_only_safe_agents(server: tuple[str, Any]) -> None:
+    status, options = call(server[0], "GET", "/api/options")
+    assert status == 200 and options["rules"] == {"classic": [2, 3, 4], "revised": [2, 3, 4, 5]}
+    assert "heuristic" in options["agents"]
+    assert not [a for a in options["agents"] if ":" in a or a == "human"]
+    assert json.loads(json.dumps(options)) == options
+
+
+def test_the_command_line_binds_to_localhost_and_checks_its_specs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = build_parser().parse_args([])
+    assert (args.host, args.port, args.agent) == ("127.0.0.1", 8000, [])
+    assert main(["--agent", "no-such-agent"]) == 2
+    assert "unknown agent 'no-such-agent'" in capsys.readouterr().out
