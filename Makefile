@@ -21,6 +21,7 @@ train: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
 
 demo: setup
