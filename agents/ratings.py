@@ -46,17 +46,6 @@ def wilson_interval(points: float, n: int, z: float = Z_95) -> tuple[float, floa
     return low, high
 
 
-def win_points(ranks: Sequence[int]) -> list[float]:
-    """Each entry's share of one game's point: the rank-1 entries split it.
-
-    >>> win_points([1, 3, 1, 2])
-    [0.5, 0.0, 0.5, 0.0]
-    """
-    best = min(ranks)
-    winners = sum(1 for r in ranks if r == best)
-    return [1.0 / winners if r == best else 0.0 for r in ranks]
-
-
 @dataclass(frozen=True)
 class Rating:
     """An entry's OpenSkill rating after the last game."""

@@ -6,8 +6,9 @@ only numpy; the PettingZoo environment lives in :mod:`grove_env.grove_v0`.
 """
 
 from grove_env.actions import NUM_ACTIONS, Phase
-from grove_env.core import Game, RoundRecord, culprit_slot
+from grove_env.core import Game, RoundRecord
 from grove_env.observation import OBS_SIZE, DecodedObservation, ObservationEncoder, decode
+from grove_env.resolution import culprit_slot
 from grove_env.rules import CLASSIC, REVISED, RuleSet, get_rules
 
 __version__ = "0.1.0"

@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from grove_env import OBS_SIZE, culprit_slot, decode, grove_v0
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, Phase
-from grove_env.state import STATE_SIZE
+from grove_env.global_state import STATE_SIZE
 
 COMBOS = [("classic", n) for n in (2, 3, 4)] + [("revised", n) for n in (2, 3, 4, 5)]
 ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "penalty"}

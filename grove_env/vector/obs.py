@@ -116,23 +116,23 @@ class VectorEncoder:
             tiles[2] = st.spare
 
         first = field[rows["first"]][0]
-        np.take(mod, st.first + shift, out=first)
+        np.take(mod, st.first_player + shift, out=first)
         to_act = field[rows["to_act"]][0]
-        np.take(mod, st.current + shift, out=to_act)
+        np.take(mod, st.current_player + shift, out=to_act)
         np.not_equal(st.phase, OVER, out=value[rows["to_act"]][0])
         field[rows["phase"]] = st.phase
 
         # Seen suspects: the first player's look, or the look after position pos - 1.
         pos = mod.take(n - first)  # the seat's position in this round's order
         is_first = pos == 0
-        looked = st.num_accused >= pos
-        looked &= st.unseen >= 0
+        looked = st.num_accusations >= pos
+        looked &= st.unseen_slot >= 0
         pos -= 1
         pos *= b
         pos += games
-        skipped = st.accused.reshape(-1).take(pos)  # position -1: ignored
-        np.copyto(skipped, st.unseen, where=is_first)
-        forgot = np.where(is_first, st.tampered, -1)
+        skipped = st.accusations.reshape(-1).take(pos)  # position -1: ignored
+        np.copyto(skipped, st.unseen_slot, where=is_first)
+        forgot = np.where(is_first, st.tampered_slot, -1)
         field[rows["seen"]] = st.suspects
         known = value[rows["seen"]]
         np.not_equal(skipped, _SLOTS, out=known)
@@ -140,16 +140,16 @@ class VectorEncoder:
         known *= looked
 
         field[rows["victim"]] = st.victim
-        np.logical_and(is_first, st.tampered >= 0, out=value[rows["victim"]])
+        np.logical_and(is_first, st.tampered_slot >= 0, out=value[rows["victim"]])
         marks = field[rows["marks"]]
-        marks[0] = st.unseen
-        marks[1] = st.tampered
+        marks[0] = st.unseen_slot
+        marks[1] = st.tampered_slot
         np.greater_equal(marks, 0, out=value[rows["marks"]])
         np.maximum(marks, 0, out=marks)
 
         accusations = field[rows["accusations"]]
-        np.maximum(st.accused, 0, out=accusations)
-        np.greater(st.num_accused, self._positions, out=value[rows["accusations"]])
+        np.maximum(st.accusations, 0, out=accusations)
+        np.greater(st.num_accusations, self._positions, out=value[rows["accusations"]])
 
         # Counts of absolute seat x go to relative seat (x - seat) % n.
         counts = field[rows["counts"]]
