@@ -91,6 +91,7 @@ class RuleSet:
         end_penalty_held: Game ends after a round in which a seat holds at least this many
             penalty markers (``None``: not a condition).
         scoring: Which count ranks the seats (fewest is best).
+        blank_name: What the edition calls its tile ``0`` (a blank, or an X).
     """
 
     name: str
@@ -105,6 +106,7 @@ class RuleSet:
     end_markers_held: int | None = 8
     end_penalty_held: int | None = None
     scoring: Scoring = Scoring.ALL_MARKERS
+    blank_name: str = "blank"
 
     def __post_init__(self) -> None:
         if not self.player_counts or min(self.player_counts) < 2:
@@ -215,6 +217,7 @@ REVISED = RuleSet(
     end_markers_held=None,
     end_penalty_held=5,
     scoring=Scoring.PENALTY,
+    blank_name="X",
 )
 """The 2021 Oink edition: 2-5 players, X tiles, 7 markers, no victim swap."""
 
