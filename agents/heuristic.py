@@ -109,7 +109,7 @@ class Standing:
         return cls(
             coloured=np.array(d.coloured, dtype=np.float64),
             penalty=np.array(d.penalty, dtype=np.float64),
-            scoring=Scoring.PENALTY if d.penalty_scoring else Scoring.ALL_MARKERS,
+            scoring=d.scoring,
             end_markers_held=d.end_markers_held or None,
             end_penalty_held=d.end_penalty_held or None,
         )

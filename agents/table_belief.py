@@ -20,7 +20,6 @@ from functools import lru_cache
 
 from grove_env.observation import DecodedObservation
 from grove_env.resolution import unseen_by
-from grove_env.rules import Scoring
 
 from .posterior import Deals, Slots, knowledge, remove_tiles, suspect_deals
 from .seat_model import RANDOM, MarkerCosts, Model, Sizes, add, model_policy, seat_tiles
@@ -58,7 +57,6 @@ class Knowledge:
     def of(cls, d: DecodedObservation) -> Knowledge:
         """The knowledge in a decoded observation."""
         pool, slots = knowledge(d)
-        scoring = Scoring.PENALTY if d.penalty_scoring else Scoring.ALL_MARKERS
         return cls(
             public=remove_tiles(d.tiles_in_play, (d.spare,)),
             pool=pool,
@@ -68,7 +66,7 @@ class Knowledge:
             tampered_slot=d.tampered_slot,
             num_players=d.num_players,
             mine=d.my_tiles,
-            costs=MarkerCosts(returned=not d.culprit_markers_removed, scoring=scoring),
+            costs=MarkerCosts(returned=not d.culprit_markers_removed, scoring=d.scoring),
         )
 
     def after_swap(self, slot: int | None) -> Knowledge:

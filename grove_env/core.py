@@ -30,7 +30,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name
+from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name, legal_actions
 from grove_env.resolution import SLOTS, culprit_slot, penalty_flows, unseen_by
 from grove_env.rules import CulpritMarkers, RuleSet, get_rules
 from grove_env.standings import outcomes, ranks
@@ -149,26 +149,11 @@ class Game:
     # ----------------------------------------------------------------- queries
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the player to act (empty once the game is over)."""
-        if self.phase is Phase.ACCUSE:
-            return [ACCUSE_0, ACCUSE_0 + 1, ACCUSE_0 + 2]
-        if self.phase is Phase.LOOK:
-            return [0, 1, 2]
-        if self.phase is Phase.SWAP:
-            return [KEEP] + [SWAP_0 + s for s in SLOTS if s != self.unseen_slot]
-        return []
+        return list(legal_actions(self.phase, self.unseen_slot))
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is among :meth:`legal_actions` (without building the list)."""
-        phase = self.phase
-        if phase is Phase.ACCUSE:
-            return ACCUSE_0 <= action <= ACCUSE_0 + 2
-        if phase is Phase.LOOK:
-            return 0 <= action <= 2
-        if phase is Phase.SWAP:
-            return action == KEEP or (
-                SWAP_0 <= action <= SWAP_0 + 2 and action - SWAP_0 != self.unseen_slot
-            )
-        return False
+        return action in legal_actions(self.phase, self.unseen_slot)
 
     def known_tiles(self, seat: int) -> tuple[int, int]:
         """The two tiles ``seat`` peeked: its own dealt tile and the one passed to it."""

@@ -55,18 +55,6 @@ from grove_env.vector.state import INDEX_TO_VALUE, OVER, VectorState
 
 __all__ = ["REWARD_MODES", "RoundResults", "StepResult", "VectorGame"]
 
-# Legal actions per (phase, unseen slot): row 4 * phase + unseen + 1.
-_LEGAL = np.zeros((4 * 4, NUM_ACTIONS), dtype=bool)
-for _unseen in range(-1, 3):
-    _LEGAL[4 * Phase.LOOK + _unseen + 1, 0:3] = True
-    _LEGAL[4 * Phase.SWAP + _unseen + 1, 3:7] = True
-    if _unseen >= 0:
-        _LEGAL[4 * Phase.SWAP + _unseen + 1, 4 + _unseen] = False
-    _LEGAL[4 * Phase.ACCUSE + _unseen + 1, 7:10] = True
-_LEGAL.flags.writeable = False
-_LEGAL_FLAT = _LEGAL.reshape(-1)
-
-
 class VectorGame:
     """B games of one rule set and table size, one decision per game per step.
 
@@ -124,7 +112,7 @@ class VectorGame:
     def action_masks(self) -> np.ndarray:
         """bool[B, 10]: the legal actions of each game's current player."""
         st = self.state
-        return _LEGAL.take(4 * st.phase + st.unseen_slot + 1, axis=0)
+        return vr.LEGAL.take(4 * st.phase + st.unseen_slot + 1, axis=0)
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """float32[B, 125]: the observation of ``seats[g]`` in game g (default: to act).
@@ -258,7 +246,7 @@ class VectorGame:
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         code = (4 * st.phase + st.unseen_slot + 1) * NUM_ACTIONS
         code += np.where(in_range, actions, 0)
-        legal = _LEGAL_FLAT.take(code)
+        legal = vr.LEGAL_FLAT.take(code)
         legal &= in_range
         if active is not None:
             legal |= ~active

@@ -17,10 +17,26 @@ import functools
 
 import numpy as np
 
-from grove_env.actions import KEEP, SWAP_0, Phase
+from grove_env.actions import KEEP, NUM_ACTIONS, SWAP_0, Phase, legal_actions
 from grove_env.resolution import CULPRIT_TABLE, penalty_flows, stacks_of
 from grove_env.rules import CulpritMarkers, RuleSet
 from grove_env.vector.state import VectorState
+
+
+def _legal_table() -> np.ndarray:
+    legal = np.zeros((4 * 4, NUM_ACTIONS), dtype=bool)
+    for phase in Phase:
+        for unseen in range(-1, 3):
+            actions = legal_actions(phase, unseen if unseen >= 0 else None)
+            legal[4 * phase + unseen + 1, list(actions)] = True
+    legal.flags.writeable = False
+    return legal
+
+
+LEGAL = _legal_table()
+"""bool[16, 10]: :func:`grove_env.actions.legal_actions` at row ``4 * phase + unseen + 1``
+(``unseen`` -1 before the look)."""
+LEGAL_FLAT = LEGAL.reshape(-1)
 
 
 def look(st: VectorState, actions: np.ndarray, games: np.ndarray, victim_swap: bool) -> None:
