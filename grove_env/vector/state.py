@@ -8,11 +8,9 @@ Tiles are stored as *tile indices* ``0..7`` into ``TILE_VALUES = (0, 2, 3, ..., 
 so a tile index is directly its one-hot position in an observation block, and the
 order of indices is the order of values (``0`` the blank/X, ``4`` the 5).
 
-What a seat has seen is not stored: within a round it follows from the public record.
-The first player saw every slot but the unseen one, and forgot the slot it swapped;
-the seat at position ``p >= 1`` of the round saw every slot but the one accused at
-position ``p - 1``, once that accusation was made; suspects change only in the swap,
-before anyone else looks.
+What a seat has seen is not stored: within a round it follows from the public record
+by :func:`grove_env.resolution.unseen_by` (the encoder reads it from a table of that
+rule).
 
 >>> VALUE_TO_INDEX[[0, 2, 5, 8]], INDEX_TO_VALUE[[0, 1, 4, 7]]
 (array([0, 1, 4, 7]), array([0, 2, 5, 8]))
