@@ -26,6 +26,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from grove_env.standings import win_points
+
+__all__ = ["Z_95", "Rating", "openskill_ratings", "wilson_interval", "win_points"]
+
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 
 

@@ -48,10 +48,9 @@ import numpy as np
 
 from grove_env.grove_v0 import raw_env
 from grove_env.rules import get_rules
-from grove_env.standings import win_points
 
 from .base import Agent, make_agent, parse_spec
-from .ratings import Z_95, openskill_ratings, wilson_interval
+from .ratings import Z_95, openskill_ratings, wilson_interval, win_points
 
 EntryLike = str | Agent | Callable[[int], Agent]
 TRUNCATED_MODES = ("draw", "standings")

@@ -262,7 +262,7 @@ class Game:
         self.coloured[seat] -= 1
         self.accusations.append((seat, slot))
         if len(self.accusations) == self.num_players:
-            return self._end_round()
+            return self._resolve()
         self.current_player = (seat + 1) % self.num_players
         self._look(self.current_player)
         return None
@@ -275,7 +275,7 @@ class Game:
         hidden = unseen_by(position, self.unseen_slot, self.tampered_slot, accused)
         self.seen[seat] = [None if s in hidden else self.suspects[s] for s in SLOTS]
 
-    def _end_round(self) -> RoundRecord:
+    def _resolve(self) -> RoundRecord:
         """Reveal the culprit, resolve the stacks, record the round, end check, deal."""
         n = self.num_players
         culprit = culprit_slot(self.suspects)
