@@ -1,10 +1,12 @@
 """Scores, ranks, outcomes, win points and the per-round reward, each written once.
 
 Each function takes the seats' score counts (fewer is better; see
-:meth:`grove_env.rules.RuleSet.score`) as a sequence with one entry per seat. An entry
-may be a plain number (one game, as the core plays it) or a NumPy array (the same
-seat in many games, as the batched engine holds them): the functions use only
-comparisons and arithmetic, so one statement of each rule serves both.
+:meth:`grove_env.rules.RuleSet.score`) with one entry per seat. An entry may be a plain
+number (one game, as the core plays it) or a NumPy array (the same seat in many games,
+as the batched engine holds them): the functions use only comparisons and arithmetic,
+so one statement of each rule serves both. The per-seat functions (:func:`rank`,
+:func:`outcome`, :func:`markers_reward`) given the whole ``[n, B]`` array as the seat's
+entry answer for every seat of every game at once.
 
 >>> scores = [3, 5, 3, 4]
 >>> ranks(scores), win_points(ranks(scores))
@@ -31,25 +33,38 @@ REWARD_MODES = ("outcome", "markers")
 :func:`markers_rewards` at each round's end."""
 
 
-def better_worse(scores: PerSeat) -> tuple[list[Any], list[Any]]:
-    """Per seat, how many seats have a strictly better (lower) score, and how many a
-    strictly worse (higher) one."""
-    better = [sum(other < score for other in scores) for score in scores]
-    worse = [sum(other > score for other in scores) for score in scores]
-    return better, worse
+def better_than(scores: PerSeat, score: Any) -> Any:
+    """How many seats have a strictly better (lower) score count than ``score``."""
+    return sum(other < score for other in scores)
+
+
+def worse_than(scores: PerSeat, score: Any) -> Any:
+    """How many seats have a strictly worse (higher) score count than ``score``."""
+    return sum(other > score for other in scores)
+
+
+def rank(scores: PerSeat, score: Any) -> Any:
+    """The rank of a seat with ``score``: 1 is best, tied seats share the better rank.
+
+    Given the whole array ``[n, ...]`` as ``score``, the rank of every seat at once.
+    """
+    return 1 + better_than(scores, score)
+
+
+def outcome(scores: PerSeat, score: Any) -> Any:
+    """The zero-sum outcome of a seat with ``score``: (seats ranked worse - seats ranked
+    better) / (n - 1). Given the whole array as ``score``, every seat's at once."""
+    return (worse_than(scores, score) - better_than(scores, score)) / (len(scores) - 1)
 
 
 def ranks(scores: PerSeat) -> list[Any]:
-    """Rank per seat, 1 is best; tied seats share the better rank."""
-    better, _ = better_worse(scores)
-    return [1 + b for b in better]
+    """:func:`rank` of every seat."""
+    return [rank(scores, score) for score in scores]
 
 
 def outcomes(scores: PerSeat) -> list[Any]:
-    """Zero-sum outcome per seat: (seats ranked worse - seats ranked better) / (n - 1)."""
-    better, worse = better_worse(scores)
-    d = len(scores) - 1
-    return [(w - b) / d for b, w in zip(better, worse)]
+    """:func:`outcome` of every seat."""
+    return [outcome(scores, score) for score in scores]
 
 
 def win_points(ranks: Sequence[int]) -> list[float]:
@@ -63,9 +78,16 @@ def win_points(ranks: Sequence[int]) -> list[float]:
     return [1.0 / winners if r == best else 0.0 for r in ranks]
 
 
+def markers_reward(changes: PerSeat, change: Any) -> Any:
+    """The ``markers`` reward of a seat whose score count changed by ``change`` in a
+    round in which the seats' changes were ``changes``: minus its change, centred so
+    the seats' rewards sum to zero. Given the whole array ``[n, ...]`` as ``change``,
+    every seat's at once."""
+    return sum(changes) / len(changes) - change
+
+
 def markers_rewards(before: PerSeat, after: PerSeat) -> list[Any]:
-    """The ``markers`` reward of a round: minus the change of each seat's score count
-    from ``before`` to ``after`` the round, centred so the seats' rewards sum to zero."""
-    deltas = [a - b for b, a in zip(before, after)]
-    mean = sum(deltas) / len(deltas)
-    return [mean - d for d in deltas]
+    """:func:`markers_reward` of every seat, from the score counts ``before`` and
+    ``after`` the round."""
+    changes = [a - b for b, a in zip(before, after)]
+    return [markers_reward(changes, change) for change in changes]

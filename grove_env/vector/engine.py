@@ -46,7 +46,7 @@ import numpy as np
 from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
 from grove_env.rules import RuleSet, get_rules
-from grove_env.standings import REWARD_MODES, markers_rewards, outcomes, ranks
+from grove_env.standings import REWARD_MODES, markers_reward, outcome, rank
 from grove_env.vector import rules as vr
 from grove_env.vector.deals import Dealer
 from grove_env.vector.obs import VectorEncoder
@@ -270,7 +270,8 @@ class VectorGame:
         result.round_ended = games
         scores = vr.scores(st, rules)
         if self.reward == "markers":
-            paid = np.array(markers_rewards(self._round_start_scores, scores))
+            changes = scores - self._round_start_scores
+            paid = markers_reward(changes, changes)
             rewards = result.rewards.T  # [n, B] view
             np.copyto(rewards, paid, where=games, casting="same_kind")
             np.copyto(self._round_start_scores, scores, where=games)
@@ -308,9 +309,9 @@ class VectorGame:
         n = self.num_players
         result.ended_games = ended
         result.final_scores[ended] = scores.T
-        result.final_ranks[ended] = np.array(ranks(scores)).T
+        result.final_ranks[ended] = rank(scores, scores).T
         if self.reward == "outcome":
-            result.rewards[ended[over]] = np.array(outcomes(scores)).T[over]
+            result.rewards[ended[over]] = outcome(scores, scores).T[over]
         if self.final_observations:
             result.final_observations = np.zeros((len(ended), n, OBS_SIZE), np.float32)
             if over.any():

@@ -156,7 +156,8 @@ def resolve_rounds(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.nda
 
 def scores(st: VectorState, rules: RuleSet) -> np.ndarray:
     """int64[n, B]: each seat's score count (fewer is better), a new array."""
-    return np.array(rules.score(st.coloured, st.penalty))
+    score = rules.score(st.coloured, st.penalty)
+    return score.copy() if score is st.penalty else score
 
 
 def game_over(st: VectorState, rules: RuleSet) -> np.ndarray:
