@@ -111,7 +111,7 @@ def table_types(k: Knowledge, trust: float, model: Model) -> tuple[tuple[float, 
     for triple, w in prior:
         sizes: Sizes = (0, 0, 0)
         for i, slot in enumerate(accused):
-            hidden = unseen_by(i, k.unseen_slot, k.tampered_slot, accused)
+            hidden = unseen_by(i, k.unseen_slot, k.tampered_slot, accused[i - 1] if i else None)
             tiles = seat_tiles((i - len(accused)) % n, n, k.mine)
             w *= model_policy(k.public, triple, hidden, sizes, k.costs, model, tiles)[slot]
             sizes = add(sizes, slot)

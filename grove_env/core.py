@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name, legal_actions
-from grove_env.resolution import SLOTS, culprit_slot, penalty_flows, unseen_by
+from grove_env.resolution import culprit_slot, penalty_flows, unseen_by
 from grove_env.rules import CulpritMarkers, RuleSet, get_rules
 from grove_env.standings import outcomes, ranks
 from grove_env.text import describe_table
@@ -270,10 +270,13 @@ class Game:
     def _look(self, seat: int) -> None:
         """What ``seat``, the seat at the round's next position, has seen of the suspects."""
         assert self.unseen_slot is not None
-        position = len(self.accusations)
-        accused = [slot for _, slot in self.accusations]
-        hidden = unseen_by(position, self.unseen_slot, self.tampered_slot, accused)
-        self.seen[seat] = [None if s in hidden else self.suspects[s] for s in SLOTS]
+        accusations = self.accusations
+        previous = accusations[-1][1] if accusations else None
+        hidden = unseen_by(len(accusations), self.unseen_slot, self.tampered_slot, previous)
+        seen: list[int | None] = list(self.suspects)
+        for slot in hidden:
+            seen[slot] = None
+        self.seen[seat] = seen
 
     def _resolve(self) -> RoundRecord:
         """Reveal the culprit, resolve the stacks, record the round, end check, deal."""

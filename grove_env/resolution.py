@@ -84,17 +84,19 @@ def penalty_flows(stacks: Sequence[Sequence[int]], culprit: int) -> list[tuple[i
 
 
 def unseen_by(
-    position: int, unseen_slot: int, tampered_slot: int | None, accused: Sequence[int]
+    position: int, unseen_slot: int, tampered_slot: int | None, previous_slot: int | None
 ) -> tuple[int, ...]:
     """Slots the seat at ``position`` of the round has not seen, once it has looked.
 
-    The first player saw every slot but the unseen one, and after a swap knows the
-    tampered slot only as the new victim; each later seat saw every slot but the one
-    accused just before it (suspects change only in the swap, before anyone else looks).
+    The first player (position 0) saw every slot but the unseen one, and after a swap
+    knows the tampered slot only as the new victim; each later seat saw every slot but
+    ``previous_slot``, the one accused just before it (suspects change only in the
+    swap, before anyone else looks).
 
-    >>> unseen_by(0, 1, None, ()), unseen_by(0, 1, 2, ()), unseen_by(2, 1, None, (0, 2))
+    >>> unseen_by(0, 1, None, None), unseen_by(0, 1, 2, None), unseen_by(2, 1, None, 2)
     ((1,), (1, 2), (2,))
     """
     if position == 0:
         return (unseen_slot,) if tampered_slot is None else (unseen_slot, tampered_slot)
-    return (accused[position - 1],)
+    assert previous_slot is not None, "a later seat looks after an accusation"
+    return (previous_slot,)

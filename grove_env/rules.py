@@ -184,7 +184,8 @@ class RuleSet:
 
     def game_over(self, coloured: Sequence[int], penalty: Sequence[int]) -> bool:
         """End check after a round's resolution, from each seat's marker counts."""
-        return any(self.ends_game(c, p) for c, p in zip(coloured, penalty))
+        markers, penalties = self.end_markers_held, self.end_penalty_held
+        return any(ends_game(c, p, markers, penalties) for c, p in zip(coloured, penalty))
 
     def score(self, coloured: Any, penalty: Any) -> Any:
         """A seat's score count: fewer is better (elementwise on arrays)."""

@@ -39,9 +39,9 @@ def test_stacks_and_penalty_flows() -> None:
 
 
 def test_unseen_by_each_position() -> None:
-    assert unseen_by(0, 2, None, ()) == (2,)
-    assert unseen_by(0, 2, 0, ()) == (2, 0)  # the swapped-out slot is forgotten
-    assert unseen_by(3, 2, 0, (1, 1, 0)) == (0,)
+    assert unseen_by(0, 2, None, None) == (2,)
+    assert unseen_by(0, 2, 0, None) == (2, 0)  # the swapped-out slot is forgotten
+    assert unseen_by(3, 2, 0, 0) == (0,)  # the slot accused just before it
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, REVISED], ids=lambda r: r.name)

@@ -182,7 +182,7 @@ def _seen_table() -> np.ndarray:
     slots = range(-1, 3)
     for later, unseen, tampered, previous in itertools.product((0, 1), slots, slots, slots):
         code = ((later * 4 + unseen + 1) * 4 + tampered + 1) * 4 + previous + 1
-        hidden = unseen_by(later, unseen, tampered if tampered >= 0 else None, (previous,))
+        hidden = unseen_by(later, unseen, tampered if tampered >= 0 else None, previous)
         table[:, code] = [slot not in hidden for slot in SLOTS]
     return table
 
