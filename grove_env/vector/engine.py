@@ -55,6 +55,7 @@ from grove_env.vector.state import INDEX_TO_VALUE, OVER, VectorState
 
 __all__ = ["REWARD_MODES", "RoundResults", "StepResult", "VectorGame"]
 
+
 class VectorGame:
     """B games of one rule set and table size, one decision per game per step.
 
