@@ -155,12 +155,9 @@ class VectorGame:
         """Force the next deal(s) of ``games`` (bool[B]; default all).
 
         ``deals`` is int[B, tiles] (the next deal of each game) or int[B, R, tiles]
-        (the next R deals, used in order at each new round or new game, then random
-        deals again), in the order of :class:`grove_env.core.Game`: the tiles dealt to
-        seats 0..n-1, suspect slots 0, 1, 2, the victim, then the face-up spare; tile
-        values with 0 for the blank/X. Replaces what was queued for those games.
-        :meth:`reset` uses the queue too, so ``force_deals(d); reset()`` forces the
-        first round.
+        (the next R deals, used in order, then random deals again), tile values in the
+        order of :mod:`.deals`. Replaces what was queued for those games. :meth:`reset`
+        uses the queue too, so ``force_deals(d); reset()`` forces the first round.
         """
         self._dealer.force(deals, games)
 
