@@ -29,10 +29,9 @@ tells the others nothing about the tiles. So it leaves slot 0 unseen, determinis
 tile becomes the known victim) but trades a seen suspect for an unknown one, and it
 changes what the next seats see when they accuse. The agent scores keep and each
 possible swap by the value of its best accusation afterwards, with the same look-ahead,
-and swaps when that is better by ``swap_margin``. It swaps often (about 45% of swap
-decisions in two-player games, 25% with four); measured against never swapping it
-wins clearly more against greedy (two players: 0.82 vs 0.69 win share) and the same
-against random.
+and swaps when that is better by ``swap_margin``. How often it swaps, and what
+swapping is worth against each kind of opponent, are measured in the README's
+benchmarks, not here.
 
 >>> from grove_env.agents.base import make_agent
 >>> agent = make_agent("heuristic:trust=0.5", seed=0)
@@ -48,35 +47,26 @@ import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
 from grove_env.observation import DecodedObservation, decode
+from grove_env.rules import Scoring, ends_game
 
 from .base import BaseAgent
-from .posterior import Slots, knowledge, remove_tiles
-from .round_model import Model, Outcomes, Resolutions, Scoring, round_outcomes
+from .round_model import Outcomes, Resolutions, round_outcomes
+from .seat_model import Model
+from .table_belief import Knowledge
 
 
 @dataclass(frozen=True)
 class HeuristicParams:
     """Tunable parts of the heuristic, with defaults chosen by measurement.
 
-    Measured as win share / fair share over 400 games per table (seats rotated,
-    ``scripts/eval_vs_random.py``); the trade-off is ``trust``: believing the other
-    seats' accusations pays against informed players and costs against random ones.
-
-    ============================  =======  =======  =======  =======  =======  =======
-    parameters                    c4 rnd   r3 rnd   r5 rnd   r3 grd   r4 grd   c2 grd
-    ============================  =======  =======  =======  =======  =======  =======
-    trust 0.5, noise 0.2, caut 1  2.60     2.19     2.03     1.33     1.38     1.01
-    trust 0.5, noise 0.2, caut 0  n/a      2.19     2.21     1.43     1.79     1.61
-    trust 0.8, noise 0.2, caut 0  2.47     2.02     2.06     1.66     2.00     1.62
-    trust 0.8, noise 0.1, caut 0  2.57     2.13     2.15     1.54     1.81     n/a
-    ============================  =======  =======  =======  =======  =======  =======
-
-    ``spread`` 1 beat 2, 4 and 100 (a linear value) on every table tried.
+    The trade-off is ``trust``: believing the other seats' accusations pays against
+    informed players and costs against random ones. The measurements (win share per
+    table, seats rotated, ``scripts/eval_vs_random.py``) are in the README.
     """
 
     trust: float = 0.8
     """Prior probability that the other seats play the model of
-    :mod:`grove_env.agents.round_model` rather than uniformly at random; updated each round by how
+    :mod:`grove_env.agents.seat_model` rather than uniformly at random; updated each round by how
     well the earlier accusations fit it (0: exact uniform posterior, random later seats)."""
 
     noise: float = 0.2
@@ -104,23 +94,24 @@ class HeuristicParams:
 
 
 @dataclass(frozen=True)
-class Table:
-    """What the value function needs from one observation (relative seats, seat 0 is us)."""
+class Standing:
+    """The marker counts and end rules that the value function needs from one
+    observation (relative seats, seat 0 is us)."""
 
     coloured: np.ndarray
     penalty: np.ndarray
-    penalty_only: bool
-    end_markers_held: int
-    end_penalty_held: int
+    scoring: Scoring
+    end_markers_held: int | None
+    end_penalty_held: int | None
 
     @classmethod
-    def of(cls, d: DecodedObservation, vector: np.ndarray) -> Table:
+    def of(cls, d: DecodedObservation) -> Standing:
         return cls(
             coloured=np.array(d.coloured, dtype=np.float64),
             penalty=np.array(d.penalty, dtype=np.float64),
-            penalty_only=d.penalty_scoring,
-            end_markers_held=d.end_markers_held,
-            end_penalty_held=d.end_penalty_held,
+            scoring=d.scoring,
+            end_markers_held=d.end_markers_held or None,
+            end_penalty_held=d.end_penalty_held or None,
         )
 
     def values(self, out: Outcomes, spread: float) -> np.ndarray:
@@ -132,7 +123,7 @@ class Table:
         the fewest coloured markers any seat will hold (a seat places one per round).
         """
         col0, pen0 = self.coloured, self.penalty
-        score0 = pen0 if self.penalty_only else col0 + pen0
+        score0 = self.scoring.score(col0, pen0)
         t = out.table
         behind = (score0[1:] - score0[0]) + t.behind
         scale = spread * np.sqrt(max(col0.min() - 1.0, 1.0))
@@ -140,11 +131,8 @@ class Table:
         if self._may_end(t):
             col = col0 + t.coloured
             pen = pen0 + t.penalty
-            ended = col.min(axis=2) <= 0
-            if self.end_markers_held:
-                ended |= (col + pen).max(axis=2) >= self.end_markers_held
-            if self.end_penalty_held:
-                ended |= pen.max(axis=2) >= self.end_penalty_held
+            ended = ends_game(col, pen, self.end_markers_held, self.end_penalty_held)
+            ended = ended.any(axis=2)
             pairwise[ended] = np.sign(behind[ended])
         return (out.prob * pairwise.mean(axis=2)).sum(axis=1)
 
@@ -175,72 +163,52 @@ class HeuristicAgent(BaseAgent):
         vector = np.asarray(observation["observation"])
         d = decode(vector)
         if d.phase is Phase.ACCUSE:
-            values, q = self.accusation_values(d, vector)
+            values, q = self.accusation_values(d)
             slots = [s for s in range(3) if mask[ACCUSE_0 + s]] or [0, 1, 2]
             action = ACCUSE_0 + max(slots, key=lambda s: (round(float(values[s]), 9), q[s], -s))
         elif d.phase is Phase.SWAP:
-            action = self.swap_choice(d, vector, mask)
+            action = self.swap_choice(d, mask)
         else:
             action = LEAVE_0
         return action if mask[action] else int(legal[0])
 
     # ------------------------------------------------------------------ accuse
     def accusation_values(
-        self, d: DecodedObservation, vector: np.ndarray
+        self, d: DecodedObservation
     ) -> tuple[np.ndarray, tuple[float, float, float]]:
         """Expected value per accused slot, and the (trust-weighted) culprit posterior."""
-        pool, slots = knowledge(d)
-        return self._values(d, Table.of(d, vector), pool, slots, d.tampered_slot)
+        return self._values(Knowledge.of(d), Standing.of(d))
 
-    def expected_score_change(
-        self, d: DecodedObservation, vector: np.ndarray
-    ) -> tuple[float, float, float]:
+    def expected_score_change(self, d: DecodedObservation) -> tuple[float, float, float]:
         """Expected change of the seat's own score count this round, per accused slot.
 
         The same look-ahead as :meth:`accusation_values`, summarised as the plain
         expected score change (lower is better) instead of the value function.
         """
-        pool, slots = knowledge(d)
-        out = self._outcomes(d, pool, slots, d.tampered_slot)
+        out = self._outcomes(Knowledge.of(d))
         own = (out.prob * out.table.score[:, :, 0]).sum(axis=1)
         return float(own[0]), float(own[1]), float(own[2])
 
-    def _outcomes(
-        self, d: DecodedObservation, pool: tuple, slots: Slots, tampered: int | None
-    ) -> Outcomes:
+    def _outcomes(self, k: Knowledge) -> Outcomes:
         p = self.params
-        return round_outcomes(
-            remove_tiles(d.tiles_in_play, (d.spare,)),
-            pool,
-            slots,
-            tuple(slot for _, slot in d.accusations),
-            d.unseen_slot,
-            tampered,
-            d.num_players,
-            Scoring(returned=not d.culprit_markers_removed, penalty_only=d.penalty_scoring),
-            p.trust,
-            Model(noise=p.noise, caution=p.caution),
-            d.my_tiles,
-        )
+        return round_outcomes(k, p.trust, Model(noise=p.noise, caution=p.caution))
 
     def _values(
-        self, d: DecodedObservation, table: Table, pool: tuple, slots: Slots, tampered: int | None
+        self, k: Knowledge, standing: Standing
     ) -> tuple[np.ndarray, tuple[float, float, float]]:
-        out = self._outcomes(d, pool, slots, tampered)
-        return table.values(out, self.params.spread), out.q
+        out = self._outcomes(k)
+        return standing.values(out, self.params.spread), out.q
 
     # ------------------------------------------------------------------ swap
-    def swap_choice(self, d: DecodedObservation, vector: np.ndarray, mask: np.ndarray) -> int:
+    def swap_choice(self, d: DecodedObservation, mask: np.ndarray) -> int:
         """Keep, or the swap whose best accusation afterwards is worth the most."""
-        pool, slots = knowledge(d)
-        table = Table.of(d, vector)
-        best_action, best = KEEP, max(self._values(d, table, pool, slots, None)[0])
+        k = Knowledge.of(d)
+        standing = Standing.of(d)
+        best_action, best = KEEP, max(self._values(k.after_swap(None), standing)[0])
         for s in range(3):
-            if not mask[SWAP_0 + s] or slots[s] is None:
+            if not mask[SWAP_0 + s] or k.slots[s] is None:
                 continue
-            # After the swap the seen tile is the victim: same pool, one slot fewer seen.
-            after: Slots = tuple(None if k == s else slots[k] for k in range(3))  # type: ignore[assignment]
-            value = max(self._values(d, table, pool, after, s)[0])
+            value = max(self._values(k.after_swap(s), standing)[0])
             if value > best + self.params.swap_margin:
                 best_action, best = SWAP_0 + s, value
         return best_action

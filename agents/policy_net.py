@@ -41,12 +41,10 @@ torch.Size([1, 10])
 
 from __future__ import annotations
 
-import itertools
-
+import numpy as np
 import torch
 from torch import nn
 
-from grove_env.core import culprit_slot
 from grove_env.observation import (
     NUM_TILE_VALUES,
     OFF_ACCUSATIONS,
@@ -59,7 +57,8 @@ from grove_env.observation import (
     OFF_TILES_IN_PLAY,
     OFF_VICTIM,
 )
-from grove_env.rules import MAX_PLAYERS, TILE_VALUES
+from grove_env.resolution import CULPRIT_TABLE
+from grove_env.rules import MAX_PLAYERS
 
 from .actor import Actor
 
@@ -71,12 +70,10 @@ T = NUM_TILE_VALUES
 
 def _culprit_tables() -> tuple[torch.Tensor, ...]:
     """The culprit table ``[T, T, T, 3]`` (one-hot culprit slot of every triple of tile
-    indices, zero if none) and its three diagonals where two slots hold the same tile."""
-    table = torch.zeros(T, T, T, 3)
-    for triple in itertools.product(range(T), repeat=3):
-        values = [TILE_VALUES[i] for i in triple]
-        if any(values):
-            table[triple][culprit_slot(values)] = 1.0
+    indices, zero if none: :data:`grove_env.resolution.CULPRIT_TABLE`) and its three
+    diagonals where two slots hold the same tile."""
+    slots = torch.as_tensor(CULPRIT_TABLE.astype(np.int64))
+    table = (slots[..., None] == torch.arange(3)).to(torch.float32)
     i = torch.arange(T)
     return table, table[i, i], table[i, :, i], table[:, i, i]
 

@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from grove_env.core import culprit_slot
 from grove_env.observation import DecodedObservation
+from grove_env.resolution import culprit_slot
 
 Slots = tuple[int | None, int | None, int | None]
 Triple = tuple[int, int, int]
@@ -32,7 +32,7 @@ Deals = tuple[tuple[Triple, float], ...]
 
 @lru_cache(maxsize=1 << 12)
 def culprit_of(triple: Triple) -> int:
-    """:func:`grove_env.core.culprit_slot`, cached (there are only a few hundred triples)."""
+    """:func:`grove_env.resolution.culprit_slot`, cached (there are only a few hundred triples)."""
     return culprit_slot(triple)
 
 

@@ -7,6 +7,13 @@ import numpy as np
 from .base import BaseAgent
 
 
+def random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """int64[B]: one uniformly drawn legal action per row of ``masks`` (bool[B, A]),
+    the legal action whose random key is largest (one draw of ``rng`` per entry)."""
+    keys = rng.random(masks.shape)
+    return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+
+
 class RandomAgent(BaseAgent):
     """Picks uniformly among the actions the mask allows.
 
@@ -34,8 +41,7 @@ class RandomAgent(BaseAgent):
         masks = np.asarray(masks, dtype=bool)
         if not masks.any(axis=1).all():
             raise ValueError("random agent asked to act on a row with an all-zero action mask")
-        keys = self.rng.random(masks.shape)
-        return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+        return random_actions(self.rng, masks)
 
 
 def make(arg: str | None = None, seed: int | None = None) -> RandomAgent:

@@ -26,6 +26,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from grove_env.standings import win_points
+
+__all__ = ["Z_95", "Rating", "openskill_ratings", "wilson_interval", "win_points"]
+
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -44,17 +48,6 @@ def wilson_interval(points: float, n: int, z: float = Z_95) -> tuple[float, floa
     low = 0.0 if points == 0 else max(0.0, centre - half)
     high = 1.0 if points == n else min(1.0, centre + half)
     return low, high
-
-
-def win_points(ranks: Sequence[int]) -> list[float]:
-    """Each entry's share of one game's point: the rank-1 entries split it.
-
-    >>> win_points([1, 3, 1, 2])
-    [0.5, 0.0, 0.5, 0.0]
-    """
-    best = min(ranks)
-    winners = sum(1 for r in ranks if r == best)
-    return [1.0 / winners if r == best else 0.0 for r in ranks]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ Legality lives only in the action mask; the helpers below just translate.
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum
 
 NUM_ACTIONS = 10
@@ -100,6 +101,24 @@ def action_name(action: int) -> str:
     if phase is Phase.SWAP:
         return "keep" if slot is None else f"swap victim with slot {slot}"
     return f"accuse slot {slot}"
+
+
+@functools.cache
+def legal_actions(phase: Phase, unseen_slot: int | None) -> tuple[int, ...]:
+    """The sorted legal actions in ``phase``: any slot to leave unseen, keep or swap the
+    victim with a seen slot (not the ``unseen_slot``), any slot to accuse; none once
+    the game is over.
+
+    >>> legal_actions(Phase.SWAP, 1)
+    (3, 4, 6)
+    """
+    if phase is Phase.LOOK:
+        return LEAVE_0, LEAVE_1, LEAVE_2
+    if phase is Phase.SWAP:
+        return (KEEP, *(SWAP_0 + s for s in range(NUM_SLOTS) if s != unseen_slot))
+    if phase is Phase.ACCUSE:
+        return ACCUSE_0, ACCUSE_1, ACCUSE_2
+    return ()
 
 
 def _check_slot(slot: int) -> int:

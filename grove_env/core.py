@@ -30,28 +30,11 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name
-from grove_env.rules import BLANK, CulpritMarkers, RuleSet, get_rules
+from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name, legal_actions
+from grove_env.resolution import culprit_slot, penalty_flows, unseen_by
+from grove_env.rules import CulpritMarkers, RuleSet, get_rules
+from grove_env.standings import outcomes, ranks
 from grove_env.text import describe_table
-
-_ALL_SLOTS = (0, 1, 2)
-
-
-def culprit_slot(suspects: Sequence[int]) -> int:
-    """Slot of the culprit among three suspect tiles.
-
-    With a 5 among the suspects the lowest-numbered suspect is guilty, otherwise the
-    highest-numbered; a blank/X (``0``) never is.
-
-    >>> culprit_slot([3, 5, 8]), culprit_slot([3, 6, 8]), culprit_slot([0, 0, 2])
-    (0, 2, 2)
-    """
-    numbered = [(t, s) for s, t in enumerate(suspects) if t != BLANK]
-    if not numbered:
-        raise ValueError(f"suspects {list(suspects)} hold no numbered tile")
-    if any(t == 5 for t, _ in numbered):
-        return min(numbered)[1]
-    return max(numbered)[1]
 
 
 @dataclass(frozen=True)
@@ -166,26 +149,11 @@ class Game:
     # ----------------------------------------------------------------- queries
     def legal_actions(self) -> list[int]:
         """Sorted legal actions of the player to act (empty once the game is over)."""
-        if self.phase is Phase.ACCUSE:
-            return [ACCUSE_0, ACCUSE_0 + 1, ACCUSE_0 + 2]
-        if self.phase is Phase.LOOK:
-            return [0, 1, 2]
-        if self.phase is Phase.SWAP:
-            return [KEEP] + [SWAP_0 + s for s in _ALL_SLOTS if s != self.unseen_slot]
-        return []
+        return list(legal_actions(self.phase, self.unseen_slot))
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is among :meth:`legal_actions` (without building the list)."""
-        phase = self.phase
-        if phase is Phase.ACCUSE:
-            return ACCUSE_0 <= action <= ACCUSE_0 + 2
-        if phase is Phase.LOOK:
-            return 0 <= action <= 2
-        if phase is Phase.SWAP:
-            return action == KEEP or (
-                SWAP_0 <= action <= SWAP_0 + 2 and action - SWAP_0 != self.unseen_slot
-            )
-        return False
+        return action in legal_actions(self.phase, self.unseen_slot)
 
     def known_tiles(self, seat: int) -> tuple[int, int]:
         """The two tiles ``seat`` peeked: its own dealt tile and the one passed to it."""
@@ -204,15 +172,14 @@ class Game:
 
     def standings(self) -> list[int]:
         """Rank per seat, 1 is best; tied seats share the better rank."""
-        scores = self.scores()
-        return [1 + sum(o < s for o in scores) for s in scores]
+        return ranks(self.scores())
 
     def end_triggers(self) -> list[int]:
         """Seats whose counts meet an end condition (those that ended the game)."""
         return [
             s
             for s in range(self.num_players)
-            if self.rules.game_over([self.coloured[s]], [self.penalty[s]])
+            if self.rules.ends_game(self.coloured[s], self.penalty[s])
         ]
 
     def returns(self) -> list[float]:
@@ -222,9 +189,7 @@ class Game:
         """
         if not self.terminal:
             return [0.0] * self.num_players
-        scores = self.scores()
-        d = self.num_players - 1
-        return [(sum(o > s for o in scores) - sum(o < s for o in scores)) / d for s in scores]
+        return outcomes(self.scores())
 
     def information_state(self, seat: int) -> tuple:
         """Everything ``seat`` may know now, as a hashable tuple, seats relative to ``seat``.
@@ -277,7 +242,7 @@ class Game:
         seat = self.current_player
         if self.phase is Phase.LOOK:
             self.unseen_slot = action
-            self._look(seat, action)
+            self._look(seat)
             swap = self.rules.victim_swap and self.victim is not None
             self.phase = Phase.SWAP if swap else Phase.ACCUSE
             return None
@@ -287,9 +252,9 @@ class Game:
                 victim = self.victim
                 assert victim is not None  # the swap phase exists only with a victim
                 self.suspects[slot], self.victim = victim, self.suspects[slot]
-                self.seen[seat][slot] = None
                 self.victim_known_by = seat
                 self.tampered_slot = slot
+                self._look(seat)
             self.phase = Phase.ACCUSE
             return None
         slot = action - ACCUSE_0
@@ -299,21 +264,26 @@ class Game:
         if len(self.accusations) == self.num_players:
             return self._resolve()
         self.current_player = (seat + 1) % self.num_players
-        self._look(self.current_player, slot)
+        self._look(self.current_player)
         return None
 
-    def _look(self, seat: int, skipped: int) -> None:
-        seen = self.seen[seat]
-        for s in _ALL_SLOTS:
-            if s != skipped:
-                seen[s] = self.suspects[s]
+    def _look(self, seat: int) -> None:
+        """What ``seat``, the seat at the round's next position, has seen of the suspects."""
+        assert self.unseen_slot is not None
+        accusations = self.accusations
+        previous = accusations[-1][1] if accusations else None
+        hidden = unseen_by(len(accusations), self.unseen_slot, self.tampered_slot, previous)
+        seen: list[int | None] = list(self.suspects)
+        for slot in hidden:
+            seen[slot] = None
+        self.seen[seat] = seen
 
     def _resolve(self) -> RoundRecord:
+        """Reveal the culprit, resolve the stacks, record the round, end check, deal."""
         n = self.num_players
         culprit = culprit_slot(self.suspects)
         returned = [0] * n
         removed = [0] * n
-        flows = []
         for owner in self.stacks[culprit]:
             if self.rules.culprit_markers is CulpritMarkers.RETURN:
                 self.coloured[owner] += 1
@@ -321,11 +291,9 @@ class Game:
             else:
                 self.removed[owner] += 1
                 removed[owner] += 1
-        for slot in _ALL_SLOTS:
-            stack = self.stacks[slot]
-            if slot != culprit and stack:
-                self.penalty[stack[-1]] += len(stack)
-                flows.append((slot, stack[-1], len(stack)))
+        flows = penalty_flows(self.stacks, culprit)
+        for _, receiver, count in flows:
+            self.penalty[receiver] += count
         assert self.unseen_slot is not None
         record = RoundRecord(
             number=self.round,

@@ -11,7 +11,7 @@ Action values         0..9
 Observation shape     ``{"observation": (125,), "action_mask": (10,)}``
 Observation values    ``observation`` float32 (one-hots, counts / 10, round / 100);
                       ``action_mask`` int8 in {0, 1}
-State shape           (197,) float32, see :mod:`grove_env.state`
+State shape           (197,) float32, see :mod:`grove_env.global_state`
 Rewards               ``outcome``: zero-sum in [-1, 1] at the end; ``markers``: dense
 ====================  ===============================================================
 
@@ -91,14 +91,14 @@ from pettingzoo import AECEnv
 
 from grove_env.actions import NUM_ACTIONS, action_name
 from grove_env.core import Game
+from grove_env.global_state import STATE_HIGH, STATE_SIZE, encode_state
 from grove_env.observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 from grove_env.render import table_image
 from grove_env.rules import RuleSet, get_rules
-from grove_env.state import STATE_HIGH, STATE_SIZE, encode_state
+from grove_env.standings import REWARD_MODES, markers_rewards
 from grove_env.text import describe_table
 from grove_env.wrappers import AssertOutOfBounds, OrderEnforcing
 
-REWARD_MODES = ("outcome", "markers")
 ILLEGAL_MODES = ("raise", "terminate")
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 _NO_MOVES = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -263,10 +263,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 info["round_result"] = result
             if self.reward_mode == "markers":
                 scores = game.scores()
-                deltas = [s - s0 for s, s0 in zip(scores, self._round_start_scores)]
-                mean = sum(deltas) / len(deltas)
-                for a, d in zip(self.possible_agents, deltas):
-                    rewards[a] -= d - mean
+                paid = markers_rewards(self._round_start_scores, scores)
+                for a, r in zip(self.possible_agents, paid):
+                    rewards[a] += r
                 self._round_start_scores = scores
             if game.terminal:
                 self._finish(terminated=True)

@@ -192,6 +192,11 @@ class DecodedObservation:
     round: int
 
     @property
+    def scoring(self) -> Scoring:
+        """Which count is the score, as the rule set's :class:`~grove_env.rules.Scoring`."""
+        return Scoring.PENALTY if self.penalty_scoring else Scoring.ALL_MARKERS
+
+    @property
     def stacks(self) -> tuple[tuple[int, ...], ...]:
         """Relative seats per suspect slot, bottom to top."""
         stacks: list[list[int]] = [[], [], []]

@@ -56,7 +56,7 @@ def round_actions(game: Game, record: RoundRecord) -> list[tuple[int, int]]:
     """``(seat, action)`` for every move of a finished round, in order."""
     first = record.first_player
     moves = [(first, leave(record.unseen_slot))]
-    if game.rules.swap_phase:
+    if game.rules.victim_swap:
         tampered = record.tampered_slot
         moves.append((first, KEEP if tampered is None else swap(tampered)))
     moves += [(seat, accuse(slot)) for seat, slot in record.accusations]

@@ -1,6 +1,6 @@
 """Rule sets of In a Grove as data.
 
-Every number of ``shared/RULES.md`` is a field of the frozen :class:`RuleSet`; the
+Every number of the rules (``docs/rules.md``) is a field of the frozen :class:`RuleSet`; the
 engine reads them from here and nowhere else. Two named instances exist,
 :data:`CLASSIC` (the default) and :data:`REVISED`; :func:`get_rules` resolves a name.
 
@@ -15,8 +15,10 @@ blank (classic) or an X (revised). Both are never the culprit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 BLANK = 0
 """The blank (classic) or an X (revised): never the culprit."""
@@ -45,10 +47,34 @@ class Scoring(str, Enum):
     PENALTY = "penalty"
     """Penalty markers only (revised)."""
 
+    def score(self, coloured: Any, penalty: Any) -> Any:
+        """A seat's score count from its markers held (numbers, or arrays elementwise)."""
+        return coloured + penalty if self is Scoring.ALL_MARKERS else penalty
+
+
+def ends_game(
+    coloured: Any, penalty: Any, end_markers_held: int | None, end_penalty_held: int | None
+) -> Any:
+    """The end check for one seat's counts after a round's resolution: no coloured
+    marker left, or a threshold met (``None``: not a condition). Works on numbers and,
+    elementwise, on arrays of counts.
+
+    >>> ends_game(3, 5, end_markers_held=8, end_penalty_held=None)
+    True
+    >>> ends_game(3, 4, end_markers_held=None, end_penalty_held=5)
+    False
+    """
+    ended = coloured <= 0
+    if end_markers_held is not None:
+        ended = ended | (coloured + penalty >= end_markers_held)
+    if end_penalty_held is not None:
+        ended = ended | (penalty >= end_penalty_held)
+    return ended
+
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One printed edition of the rules; every field is a number or choice of RULES.md.
+    """One printed edition of the rules; every field is a number or choice of the rules.
 
     Attributes:
         name: Identifier used by :func:`get_rules` and in observations' docs.
@@ -65,6 +91,7 @@ class RuleSet:
         end_penalty_held: Game ends after a round in which a seat holds at least this many
             penalty markers (``None``: not a condition).
         scoring: Which count ranks the seats (fewest is best).
+        blank_name: What the edition calls its tile ``0`` (a blank, or an X).
     """
 
     name: str
@@ -79,6 +106,7 @@ class RuleSet:
     end_markers_held: int | None = 8
     end_penalty_held: int | None = None
     scoring: Scoring = Scoring.ALL_MARKERS
+    blank_name: str = "blank"
 
     def __post_init__(self) -> None:
         if not self.player_counts or min(self.player_counts) < 2:
@@ -150,25 +178,18 @@ class RuleSet:
         """Whether the deal leaves one tile face up for everyone to see."""
         return num_players in self.face_up_spare
 
-    @property
-    def swap_phase(self) -> bool:
-        """Whether rounds have a swap decision (every deal has a victim)."""
-        return self.victim_swap
+    def ends_game(self, coloured: Any, penalty: Any) -> Any:
+        """Whether one seat's marker counts end the game (elementwise on arrays)."""
+        return ends_game(coloured, penalty, self.end_markers_held, self.end_penalty_held)
 
-    def game_over(self, coloured: list[int], penalty: list[int]) -> bool:
+    def game_over(self, coloured: Sequence[int], penalty: Sequence[int]) -> bool:
         """End check after a round's resolution, from each seat's marker counts."""
-        for c, p in zip(coloured, penalty):
-            if c == 0:
-                return True
-            if self.end_markers_held is not None and c + p >= self.end_markers_held:
-                return True
-            if self.end_penalty_held is not None and p >= self.end_penalty_held:
-                return True
-        return False
+        markers, penalties = self.end_markers_held, self.end_penalty_held
+        return any(ends_game(c, p, markers, penalties) for c, p in zip(coloured, penalty))
 
-    def score(self, coloured: int, penalty: int) -> int:
-        """A seat's score count: fewer is better."""
-        return coloured + penalty if self.scoring is Scoring.ALL_MARKERS else penalty
+    def score(self, coloured: Any, penalty: Any) -> Any:
+        """A seat's score count: fewer is better (elementwise on arrays)."""
+        return self.scoring.score(coloured, penalty)
 
 
 CLASSIC = RuleSet(
@@ -197,6 +218,7 @@ REVISED = RuleSet(
     end_markers_held=None,
     end_penalty_held=5,
     scoring=Scoring.PENALTY,
+    blank_name="X",
 )
 """The 2021 Oink edition: 2-5 players, X tiles, 7 markers, no victim swap."""
 

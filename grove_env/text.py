@@ -5,24 +5,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from grove_env.actions import Phase
+from grove_env.rules import RULE_SETS, CulpritMarkers, RuleSet, get_rules
 
 if TYPE_CHECKING:
     from grove_env.core import Game, RoundRecord
     from grove_env.observation import DecodedObservation
 
 
-def tile_name(tile: int | None, rules_name: str = "classic") -> str:
-    """``'5'``, ``'blank'``/``'X'`` for 0, ``'?'`` for an unknown tile."""
+def tile_name(tile: int | None, blank: str = "blank") -> str:
+    """``'5'``, ``blank`` (the rule set's :attr:`~grove_env.rules.RuleSet.blank_name`)
+    for 0, ``'?'`` for an unknown tile."""
     if tile is None:
         return "?"
     if tile == 0:
-        return "X" if rules_name == "revised" else "blank"
+        return blank
     return str(tile)
 
 
 def describe_table(game: Game, reveal: bool = True) -> str:
     """The table as text. ``reveal=False`` hides every tile (the public view)."""
-    name = game.rules.name
+    name, blank = game.rules.name, game.rules.blank_name
     lines = [
         f"In a Grove ({name}, {game.num_players} players) - round {game.round}, "
         f"first player {game.first_player}, "
@@ -34,7 +36,7 @@ def describe_table(game: Game, reveal: bool = True) -> str:
     ]
     shown = reveal or game.terminal  # the last round's suspects are revealed at the end
     for slot in range(3):
-        tile = tile_name(game.suspects[slot], name) if shown else "#"
+        tile = tile_name(game.suspects[slot], blank) if shown else "#"
         marks = []
         if game.unseen_slot == slot:
             marks.append("unseen")
@@ -44,18 +46,18 @@ def describe_table(game: Game, reveal: bool = True) -> str:
         extra = f" ({', '.join(marks)})" if marks else ""
         lines.append(f"  suspect {slot}: {tile:>5}{extra}  stack (bottom->top): {stack}")
     if reveal:
-        lines.append(f"  victim: {tile_name(game.victim, name)}")
+        lines.append(f"  victim: {tile_name(game.victim, blank)}")
     elif game.history and not game.terminal:
         last = game.history[-1]
-        tiles = ", ".join(tile_name(t, name) for t in last.suspects)
+        tiles = ", ".join(tile_name(t, blank) for t in last.suspects)
         lines.append(f"  last round: suspects {tiles}; culprit slot {last.culprit}")
     if game.spare is not None:
-        lines.append(f"  face-up spare: {tile_name(game.spare, name)}")
+        lines.append(f"  face-up spare: {tile_name(game.spare, blank)}")
     for seat in range(game.num_players):
         held = "".join(
             [
                 f"  P{seat}: coloured {game.coloured[seat]}, penalty {game.penalty[seat]}",
-                f", dealt {tile_name(game.dealt[seat], name)}" if reveal else "",
+                f", dealt {tile_name(game.dealt[seat], blank)}" if reveal else "",
                 "  <- to act" if not game.terminal and seat == game.current_player else "",
             ]
         )
@@ -68,13 +70,15 @@ def describe_table(game: Game, reveal: bool = True) -> str:
     return "\n".join(lines)
 
 
-def describe_round(record: RoundRecord, rules_name: str = "classic") -> str:
+def describe_round(record: RoundRecord, rules: str | RuleSet = "classic") -> str:
     """How a finished round was revealed and where its markers went."""
+    rule_set = get_rules(rules)
     tiles = ", ".join(
-        f"slot {s}: {tile_name(t, rules_name)}" for s, t in enumerate(record.suspects)
+        f"slot {s}: {tile_name(t, rule_set.blank_name)}" for s, t in enumerate(record.suspects)
     )
     lines = [f"Round {record.number} revealed - {tiles}; culprit: slot {record.culprit}"]
-    fate = "returned to" if rules_name != "revised" else "removed from the game for"
+    removed = rule_set.culprit_markers is CulpritMarkers.REMOVE
+    fate = "removed from the game for" if removed else "returned to"
     owners = [s for s, k in enumerate(record.returned) for _ in range(k)]
     owners += [s for s, k in enumerate(record.removed) for _ in range(k)]
     if owners:
@@ -94,9 +98,19 @@ def describe_round(record: RoundRecord, rules_name: str = "classic") -> str:
     return "\n".join(lines)
 
 
+def _blank_name(obs: DecodedObservation) -> str:
+    """The blank's name in the registered rule set whose fields the observation shows."""
+    for rule_set in RULE_SETS.values():
+        removed = rule_set.culprit_markers is CulpritMarkers.REMOVE
+        shown = (rule_set.victim_swap, removed, rule_set.markers_per_player)
+        if shown == (obs.victim_swap, obs.culprit_markers_removed, obs.markers_per_player):
+            return rule_set.blank_name
+    return "blank"
+
+
 def describe_observation(obs: DecodedObservation) -> str:
     """What one seat knows, in words; seats are written relative ('you', '+1', ...)."""
-    rules = "revised" if obs.culprit_markers_removed else "classic"
+    blank = _blank_name(obs)
 
     def who(r: int) -> str:
         return "you" if r == 0 else f"seat +{r}"
@@ -109,13 +123,13 @@ def describe_observation(obs: DecodedObservation) -> str:
             if obs.phase is Phase.OVER
             else f"{who(obs.to_act or 0)} to {obs.phase.name.lower()}"
         ),
-        f"  your tiles (not suspects): {tile_name(obs.my_tiles[0], rules)} "
-        f"(yours, passed on) and {tile_name(obs.my_tiles[1], rules)} (passed to you)",
+        f"  your tiles (not suspects): {tile_name(obs.my_tiles[0], blank)} "
+        f"(yours, passed on) and {tile_name(obs.my_tiles[1], blank)} (passed to you)",
     ]
     if obs.spare is not None:
-        lines.append(f"  face-up spare: {tile_name(obs.spare, rules)}")
+        lines.append(f"  face-up spare: {tile_name(obs.spare, blank)}")
     if obs.victim is not None:
-        lines.append(f"  victim (you swapped it out): {tile_name(obs.victim, rules)}")
+        lines.append(f"  victim (you swapped it out): {tile_name(obs.victim, blank)}")
     for slot in range(3):
         marks = [
             m
@@ -125,7 +139,7 @@ def describe_observation(obs: DecodedObservation) -> str:
         extra = f" ({', '.join(marks)})" if marks else ""
         stack = " ".join(who(s) for s in stacks[slot]) or "-"
         lines.append(
-            f"  suspect {slot}: {tile_name(obs.seen[slot], rules):>5}{extra}  "
+            f"  suspect {slot}: {tile_name(obs.seen[slot], blank):>5}{extra}  "
             f"stack (bottom->top): {stack}"
         )
     lines.append(

@@ -18,7 +18,7 @@ from positions import TABLES
 
 from grove_env import OBS_SIZE, culprit_slot, decode, grove_v0
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, Phase
-from grove_env.state import STATE_SIZE
+from grove_env.global_state import STATE_SIZE
 
 ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "penalty"}
 

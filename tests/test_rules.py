@@ -1,7 +1,7 @@
-"""Rule scenarios on hand-built positions, checked against RULES.md written out again here.
+"""Rule scenarios on hand-built positions, checked against the rules written out again here.
 
 The reference functions below (``ref_*``) are a second, deliberately plain reading of
-``shared/RULES.md``; they share no code with :mod:`grove_env.core` or
+``docs/rules.md``; they share no code with :mod:`grove_env.core` or
 :mod:`grove_env.rules`, so a test that compares the two checks the engine against the text.
 """
 
@@ -43,7 +43,7 @@ def ref_culprit(suspects: tuple[int, ...]) -> int:
 
 
 class RefTable:
-    """Marker bookkeeping of RULES.md, round by round, for one rule set and table size."""
+    """Marker bookkeeping of the rules, round by round, for one rule set and table size."""
 
     def __init__(self, rules: str, n: int) -> None:
         self.rules, self.n = rules, n
@@ -379,7 +379,7 @@ def test_end_check_only_after_the_resolution(rules: str, n: int) -> None:
 
 
 def test_classic_ranks_the_seat_that_ran_out_best() -> None:
-    """RULES.md: classic keeps the English ranking; the trigger is only reported."""
+    """The rules: classic keeps the English ranking; the trigger is only reported."""
     game = hand_built("classic", 3, [1, 5, 5], [0, 2, 1], (3, 6, 7))
     play_round(game, accuse=[1, 0, 0])
     assert (game.coloured, game.penalty) == ([0, 4, 4], [1, 2, 3])

@@ -253,7 +253,7 @@ def test_random_play_invariants(rules: str, n: int, reward: str) -> None:
         assert np.allclose(result.rewards.sum(axis=1), 0.0, atol=1e-5)
         st = vg.state
         held = st.coloured + st.penalty + st.removed
-        placed = st.num_accused
+        placed = st.num_accusations
         assert (held.sum(axis=0) + placed == total).all()
         done = result.terminated | result.truncated
         assert not (result.terminated & result.truncated).any()

@@ -30,6 +30,7 @@ import torch
 
 from grove_env.agents.actor import Actor
 from grove_env.agents.base import make_agent
+from grove_env.agents.random_agent import random_actions
 from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SEEN
 
 LIVE, HEURISTIC, RANDOM, POOL_0 = 0, 1, 2, 3
@@ -125,8 +126,7 @@ class Opponents:
     def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions ``int64[K]`` of opponent ``kind`` for K games at once."""
         if kind == RANDOM:
-            keys = self.rng.random(masks.shape)
-            return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
+            return random_actions(self.rng, masks)
         if kind == HEURISTIC:
             if self.heuristic is None:
                 self.heuristic = MemoisedAgent(

@@ -54,10 +54,12 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from grove_env.actions import NUM_ACTIONS
 from grove_env.observation import OBS_HIGH, OBS_SIZE
+from grove_env.standings import REWARD_MODES
+from grove_env.standings import win_points as seats_win_points
 from grove_env.training.opponents import KIND_NAMES, NO_OPPONENT, POOL_0, Opponents
 from grove_env.vector import StepResult, VectorGame
 
-REWARDS = ("outcome", "markers", "win")
+REWARDS = (*REWARD_MODES, "win")
 """Reward modes: the engine's two, and ``win`` (see the module docstring)."""
 
 
@@ -71,8 +73,7 @@ def kind_label(kinds: np.ndarray) -> str:
 
 def win_points(ranks: np.ndarray, seat: int) -> float:
     """The seat's share of the win: 1/k if it is among k seats ranked first, else 0."""
-    best = ranks.min()
-    return 1.0 / int((ranks == best).sum()) if ranks[seat] == best else 0.0
+    return seats_win_points([int(r) for r in ranks])[seat]
 
 
 class GroveSelfPlayVecEnv(VecEnv):

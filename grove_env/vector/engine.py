@@ -46,30 +46,14 @@ import numpy as np
 from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
 from grove_env.rules import RuleSet, get_rules
+from grove_env.standings import REWARD_MODES, markers_reward, outcome, rank
 from grove_env.vector import rules as vr
+from grove_env.vector.deals import Dealer
 from grove_env.vector.obs import VectorEncoder
 from grove_env.vector.results import RoundResults, StepResult
-from grove_env.vector.state import (
-    INDEX_TO_VALUE,
-    OVER,
-    VALUE_TO_INDEX,
-    VectorState,
-    permutation_table,
-)
+from grove_env.vector.state import INDEX_TO_VALUE, OVER, VectorState
 
-REWARD_MODES = ("outcome", "markers")
 __all__ = ["REWARD_MODES", "RoundResults", "StepResult", "VectorGame"]
-
-# Legal actions per (phase, unseen slot): row 4 * phase + unseen + 1.
-_LEGAL = np.zeros((4 * 4, NUM_ACTIONS), dtype=bool)
-for _unseen in range(-1, 3):
-    _LEGAL[4 * Phase.LOOK + _unseen + 1, 0:3] = True
-    _LEGAL[4 * Phase.SWAP + _unseen + 1, 3:7] = True
-    if _unseen >= 0:
-        _LEGAL[4 * Phase.SWAP + _unseen + 1, 4 + _unseen] = False
-    _LEGAL[4 * Phase.ACCUSE + _unseen + 1, 7:10] = True
-_LEGAL.flags.writeable = False
-_LEGAL_FLAT = _LEGAL.reshape(-1)
 
 
 class VectorGame:
@@ -111,18 +95,12 @@ class VectorGame:
         self.reward = reward
         self.max_rounds = max_rounds
         self.final_observations = final_observations
-        self._tile_values = np.array(self.rules.tiles(n), dtype=np.int64)
-        tile_indices = VALUE_TO_INDEX[self._tile_values].astype(np.int8)
-        self._deals = tile_indices[permutation_table(len(tile_indices))]  # [tiles, tiles!]
+        self._dealer = Dealer(self.rules, n, b, seed)
         self._has_spare = self.rules.has_spare(n)
         self._encoder = VectorEncoder(self.rules, n)
         self.state = VectorState.zeros(b, n)
         self._round_start_scores = np.zeros((n, b), dtype=np.int64)
-        self._queue: np.ndarray | None = None  # forced deals [B, Q, tiles], tile indices
-        self._queue_next = np.zeros(b, dtype=np.int64)
-        self._queue_len = np.zeros(b, dtype=np.int64)
         self._all = np.ones(b, dtype=bool)
-        self._rng = np.random.default_rng(seed)
         self.round_results = self._empty_round_results()
         self._reset_games(self._all)
 
@@ -130,12 +108,12 @@ class VectorGame:
     @property
     def current_player(self) -> np.ndarray:
         """int64[B]: the seat to act in each game."""
-        return self.state.current.copy()
+        return self.state.current_player.copy()
 
     def action_masks(self) -> np.ndarray:
         """bool[B, 10]: the legal actions of each game's current player."""
         st = self.state
-        return _LEGAL.take(4 * st.phase + st.unseen + 1, axis=0)
+        return vr.LEGAL.take(4 * st.phase + st.unseen_slot + 1, axis=0)
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """float32[B, 125]: the observation of ``seats[g]`` in game g (default: to act).
@@ -144,7 +122,7 @@ class VectorGame:
         """
         b, n = self.num_games, self.num_players
         if seats is None:
-            seats = self.state.current
+            seats = self.state.current_player
         else:
             seats = np.asarray(seats)
             if seats.shape != (b,) or not np.issubdtype(seats.dtype, np.integer):
@@ -169,7 +147,7 @@ class VectorGame:
         Forced deals still queued (see :meth:`force_deals`) are used first.
         """
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._dealer.reseed(seed)
         self.round_results = self._empty_round_results()
         self._reset_games(self._all)
 
@@ -177,75 +155,33 @@ class VectorGame:
         """Force the next deal(s) of ``games`` (bool[B]; default all).
 
         ``deals`` is int[B, tiles] (the next deal of each game) or int[B, R, tiles]
-        (the next R deals, used in order at each new round or new game, then random
-        deals again), in the order of :class:`grove_env.core.Game`: the tiles dealt to
-        seats 0..n-1, suspect slots 0, 1, 2, the victim, then the face-up spare; tile
-        values with 0 for the blank/X. Replaces what was queued for those games.
-        :meth:`reset` uses the queue too, so ``force_deals(d); reset()`` forces the
-        first round.
+        (the next R deals, used in order, then random deals again), tile values in the
+        order of :mod:`.deals`. Replaces what was queued for those games. :meth:`reset`
+        uses the queue too, so ``force_deals(d); reset()`` forces the first round.
         """
-        b, t = self.num_games, len(self._tile_values)
-        deals = np.asarray(deals)
-        if deals.ndim == 2:
-            deals = deals[:, None, :]
-        if deals.ndim != 3 or deals.shape[0] != b or deals.shape[2] != t:
-            raise ValueError(
-                f"deals must have shape ({b}, {t}) or ({b}, R, {t}) for a {self.rules.name} "
-                f"game of {self.num_players} players, got {np.shape(deals)}"
-            )
-        chosen = self._all if games is None else np.asarray(games, dtype=bool)
-        if chosen.shape != (b,):
-            raise ValueError(f"games must be bool[{b}], got shape {chosen.shape}")
-        rows = np.flatnonzero(chosen)
-        picked = deals[rows]
-        bad = (np.sort(picked, axis=2) != self._tile_values).any(axis=2)
-        if bad.any():
-            g, r = np.argwhere(bad)[0]
-            raise ValueError(
-                f"a deal is a permutation of {self._tile_values.tolist()}; game {rows[g]} "
-                f"deal {r} is {picked[g, r].tolist()}"
-            )
-        q = deals.shape[1]
-        if self._queue is None or self._queue.shape[1] < q:
-            grown = np.zeros((b, q, t), dtype=np.int8)
-            if self._queue is not None:
-                grown[:, : self._queue.shape[1]] = self._queue
-            self._queue = grown
-        self._queue[rows, :q] = VALUE_TO_INDEX[picked]
-        self._queue_next[rows] = 0
-        self._queue_len[rows] = q
-
-    def _deal(self, games: np.ndarray) -> np.ndarray:
-        """int8[tiles, B]: a new deal (tile indices) for every game; used where ``games``."""
-        deal = self._deals.take(self._rng.integers(0, self._deals.shape[1], self.num_games), 1)
-        if self._queue is not None:
-            forced = np.flatnonzero(games & (self._queue_next < self._queue_len))
-            if forced.size:
-                deal[:, forced] = self._queue[forced, self._queue_next[forced]].T
-                self._queue_next[forced] += 1
-        return deal
+        self._dealer.force(deals, games)
 
     def _start_rounds(self, games: np.ndarray) -> None:
         """Deal the next round of ``games`` (their first player already set)."""
         st, n = self.state, self.num_players
-        deal = self._deal(games)
+        deal = self._dealer.deal(games)
         np.copyto(st.dealt, deal[:n], where=games)
         np.copyto(st.suspects, deal[n : n + 3], where=games)
         np.copyto(st.victim, deal[n + 3], where=games)
         np.copyto(st.spare, deal[n + 4] if self._has_spare else -1, where=games)
         st.round += games
-        np.copyto(st.unseen, -1, where=games)
-        np.copyto(st.tampered, -1, where=games)
-        np.copyto(st.accused, -1, where=games)
-        np.copyto(st.num_accused, 0, where=games)
+        np.copyto(st.unseen_slot, -1, where=games)
+        np.copyto(st.tampered_slot, -1, where=games)
+        np.copyto(st.accusations, -1, where=games)
+        np.copyto(st.num_accusations, 0, where=games)
         np.copyto(st.phase, Phase.LOOK, where=games)
-        np.copyto(st.current, st.first, where=games)
+        np.copyto(st.current_player, st.first_player, where=games)
 
     def _reset_games(self, games: np.ndarray) -> None:
         st = self.state
         self._reset_counts(np.flatnonzero(games))
         np.copyto(st.round, 0, where=games)
-        np.copyto(st.first, 0, where=games)
+        np.copyto(st.first_player, 0, where=games)
         self._start_rounds(games)
 
     def _empty_round_results(self) -> RoundResults:
@@ -256,7 +192,7 @@ class VectorGame:
             first_player=np.zeros(b, np.int64),
             suspects=np.zeros((b, 3), np.int64),
             culprit=np.zeros(b, np.int64),
-            accused=np.zeros((b, n), np.int64),
+            accusations=np.zeros((b, n), np.int64),
             coloured=np.zeros((b, n), np.int64),
             penalty=np.zeros((b, n), np.int64),
         )
@@ -306,9 +242,9 @@ class VectorGame:
     def _check_legal(self, actions: np.ndarray, active: np.ndarray | None) -> None:
         st = self.state
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        code = (4 * st.phase + st.unseen + 1) * NUM_ACTIONS
+        code = (4 * st.phase + st.unseen_slot + 1) * NUM_ACTIONS
         code += np.where(in_range, actions, 0)
-        legal = _LEGAL_FLAT.take(code)
+        legal = vr.LEGAL_FLAT.take(code)
         legal &= in_range
         if active is not None:
             legal |= ~active
@@ -327,14 +263,15 @@ class VectorGame:
         """Resolve the complete rounds of ``games``, pay rewards, then deal again: the
         next round, or the first round of a new game where the game ended."""
         st, n, rules = self.state, self.num_players, self.rules
-        culprit = vr.resolve(st, games, rules)
+        culprit = vr.resolve_rounds(st, games, rules)
         self._record_rounds(games, culprit)
         result.round_ended = games
         scores = vr.scores(st, rules)
         if self.reward == "markers":
-            delta = scores - self._round_start_scores
+            changes = scores - self._round_start_scores
+            paid = markers_reward(changes, changes)
             rewards = result.rewards.T  # [n, B] view
-            np.copyto(rewards, delta.mean(axis=0) - delta, where=games, casting="same_kind")
+            np.copyto(rewards, paid, where=games, casting="same_kind")
             np.copyto(self._round_start_scores, scores, where=games)
         over = vr.game_over(st, rules)
         over &= games
@@ -343,12 +280,12 @@ class VectorGame:
         ended = np.flatnonzero(over | cut)
         if ended.size:
             self._finish_games(ended, over[ended], scores[:, ended], result)
-        nxt = st.first + 1
+        nxt = st.first_player + 1
         nxt[nxt == n] = 0
-        np.copyto(st.first, nxt, where=games & ~over)
+        np.copyto(st.first_player, nxt, where=games & ~over)
         # A finished game restarts from round 1 with seat 0 first; a truncated one
         # first shows its next round (as the core deals it) in its final observation.
-        st.first[ended[over[ended]]] = 0
+        st.first_player[ended[over[ended]]] = 0
         st.round[ended[over[ended]]] = 0
         self._start_rounds(games)
         if ended.size:
@@ -359,8 +296,8 @@ class VectorGame:
                 result.final_observations[at] = self._snapshot(cut_games)
             self._reset_counts(ended)
             st.round[cut_games] = 1
-            st.first[cut_games] = 0
-            st.current[cut_games] = 0
+            st.first_player[cut_games] = 0
+            st.current_player[cut_games] = 0
 
     def _finish_games(
         self, ended: np.ndarray, over: np.ndarray, scores: np.ndarray, result: StepResult
@@ -368,12 +305,11 @@ class VectorGame:
         """Final scores, ranks, outcome rewards (and observations) of games ``ended``;
         ``over`` marks those that the end check stopped, ``scores`` is int64[n, k]."""
         n = self.num_players
-        better, worse = vr.better_worse(scores)
         result.ended_games = ended
         result.final_scores[ended] = scores.T
-        result.final_ranks[ended] = better.T + 1
+        result.final_ranks[ended] = rank(scores, scores).T
         if self.reward == "outcome":
-            result.rewards[ended[over]] = ((worse - better) / (n - 1)).T[over]
+            result.rewards[ended[over]] = outcome(scores, scores).T[over]
         if self.final_observations:
             result.final_observations = np.zeros((len(ended), n, OBS_SIZE), np.float32)
             if over.any():
@@ -394,10 +330,10 @@ class VectorGame:
         self.round_results = RoundResults(
             round_ended=games,
             number=st.round.copy(),
-            first_player=st.first.copy(),
+            first_player=st.first_player.copy(),
             suspects=INDEX_TO_VALUE.take(st.suspects).T,
             culprit=culprit,
-            accused=st.accused.copy().T,
+            accusations=st.accusations.copy().T,
             coloured=st.coloured.copy().T,
             penalty=st.penalty.copy().T,
         )

@@ -10,6 +10,8 @@ unknown suspect, no unseen slot yet, an accusation still to come) is written as 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from grove_env.observation import (
@@ -32,6 +34,7 @@ from grove_env.observation import (
     ROUND_SCALE,
     ObservationEncoder,
 )
+from grove_env.resolution import SLOTS, unseen_by
 from grove_env.rules import RuleSet
 from grove_env.vector.state import OVER, VectorState
 
@@ -116,40 +119,43 @@ class VectorEncoder:
             tiles[2] = st.spare
 
         first = field[rows["first"]][0]
-        np.take(mod, st.first + shift, out=first)
+        np.take(mod, st.first_player + shift, out=first)
         to_act = field[rows["to_act"]][0]
-        np.take(mod, st.current + shift, out=to_act)
+        np.take(mod, st.current_player + shift, out=to_act)
         np.not_equal(st.phase, OVER, out=value[rows["to_act"]][0])
         field[rows["phase"]] = st.phase
 
-        # Seen suspects: the first player's look, or the look after position pos - 1.
+        # Seen suspects (once the seat has looked), from the table of unseen_by.
         pos = mod.take(n - first)  # the seat's position in this round's order
-        is_first = pos == 0
-        looked = st.num_accused >= pos
-        looked &= st.unseen >= 0
+        looked = st.num_accusations >= pos
+        looked &= st.unseen_slot >= 0
+        code = np.minimum(pos, 1)
         pos -= 1
         pos *= b
         pos += games
-        skipped = st.accused.reshape(-1).take(pos)  # position -1: ignored
-        np.copyto(skipped, st.unseen, where=is_first)
-        forgot = np.where(is_first, st.tampered, -1)
+        code *= 4
+        code += st.unseen_slot
+        code *= 4
+        code += st.tampered_slot
+        code *= 4
+        code += st.accusations.reshape(-1).take(pos)  # position -1: ignored
+        code += _SEEN_CODE_SHIFT
         field[rows["seen"]] = st.suspects
         known = value[rows["seen"]]
-        np.not_equal(skipped, _SLOTS, out=known)
-        known *= forgot != _SLOTS
+        np.take(_SEEN, code, axis=1, out=known)
         known *= looked
 
         field[rows["victim"]] = st.victim
-        np.logical_and(is_first, st.tampered >= 0, out=value[rows["victim"]])
+        np.logical_and(first == 0, st.tampered_slot >= 0, out=value[rows["victim"]])
         marks = field[rows["marks"]]
-        marks[0] = st.unseen
-        marks[1] = st.tampered
+        marks[0] = st.unseen_slot
+        marks[1] = st.tampered_slot
         np.greater_equal(marks, 0, out=value[rows["marks"]])
         np.maximum(marks, 0, out=marks)
 
         accusations = field[rows["accusations"]]
-        np.maximum(st.accused, 0, out=accusations)
-        np.greater(st.num_accused, self._positions, out=value[rows["accusations"]])
+        np.maximum(st.accusations, 0, out=accusations)
+        np.greater(st.num_accusations, self._positions, out=value[rows["accusations"]])
 
         # Counts of absolute seat x go to relative seat (x - seat) % n.
         counts = field[rows["counts"]]
@@ -166,4 +172,20 @@ class VectorEncoder:
         return out
 
 
-_SLOTS = np.arange(3)[:, None]
+def _seen_table() -> np.ndarray:
+    """float32[3, 2 * 4 * 4 * 4]: 1 where a seat that has looked saw the slot, by
+    :func:`grove_env.resolution.unseen_by`, at the column
+    ``((later * 4 + unseen + 1) * 4 + tampered + 1) * 4 + previous + 1``: ``later`` 0
+    for the first player, 1 for the others, ``previous`` the slot accused just before
+    the seat (any for the first player), slots ``-1`` where none."""
+    table = np.zeros((3, 2 * 4 * 4 * 4), dtype=np.float32)
+    slots = range(-1, 3)
+    for later, unseen, tampered, previous in itertools.product((0, 1), slots, slots, slots):
+        code = ((later * 4 + unseen + 1) * 4 + tampered + 1) * 4 + previous + 1
+        hidden = unseen_by(later, unseen, tampered if tampered >= 0 else None, previous)
+        table[:, code] = [slot not in hidden for slot in SLOTS]
+    return table
+
+
+_SEEN = _seen_table()
+_SEEN_CODE_SHIFT = (1 * 4 + 1) * 4 + 1  # the + 1 of every slot in the column code

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grove_env.resolution import stacks_of
+
 
 @dataclass
 class StepResult:
@@ -46,7 +48,8 @@ class RoundResults:
         first_player: int64[B] the round's first player.
         suspects: int64[B, 3] tile values of the suspects at the reveal.
         culprit: int64[B] the culprit's slot.
-        accused: int64[B, n] slot accused at position k (by seat ``(first + k) % n``).
+        accusations: int64[B, n] slot accused at position k (by seat
+            ``(first_player + k) % n``).
         coloured: int64[B, n] coloured markers after the resolution.
         penalty: int64[B, n] penalty markers after the resolution.
     """
@@ -56,17 +59,14 @@ class RoundResults:
     first_player: np.ndarray
     suspects: np.ndarray
     culprit: np.ndarray
-    accused: np.ndarray
+    accusations: np.ndarray
     coloured: np.ndarray
     penalty: np.ndarray
 
     def stacks(self, game: int) -> list[list[int]]:
         """Seats per suspect slot, bottom to top, of the round of ``game``."""
-        n = self.accused.shape[1]
-        stacks: list[list[int]] = [[], [], []]
-        for k, slot in enumerate(self.accused[game]):
-            stacks[int(slot)].append((int(self.first_player[game]) + k) % n)
-        return stacks
+        slots = [int(slot) for slot in self.accusations[game]]
+        return stacks_of(int(self.first_player[game]), slots, len(slots))
 
     def as_info(self, game: int) -> dict:
         """The ``round_result`` dict of ``grove_v0`` for the round of ``game``."""

@@ -1,30 +1,47 @@
 """The rules of a round on a :class:`~grove_env.vector.state.VectorState`, batched.
 
-Each function applies one step of RULES.md to the games selected by a boolean mask
+Each function applies one step of the rules to the games selected by a boolean mask
 ``[B]`` and leaves the others as they were. They loop over seats, positions or slots
 (at most 5), never over games; :mod:`grove_env.vector` strings them together. The
-reveal and the resolution are table look-ups: the culprit of every suspect triple
-comes from :func:`grove_env.core.culprit_slot` itself, and what every seat gets from
-every possible complete round is worked out once, by the rules applied one round at
-a time (:func:`resolution_table`).
+rules themselves are not written here again: the reveal and the resolution are table
+look-ups derived from :mod:`grove_env.resolution` (the culprit of every suspect triple
+is its :data:`~grove_env.resolution.CULPRIT_TABLE`, and what every seat gets from every
+possible complete round is worked out once by its functions, :func:`resolution_table`),
+and the scores, end check and ranks are those of :mod:`grove_env.rules` and
+:mod:`grove_env.standings` applied to whole rows.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 
-from grove_env.actions import KEEP, SWAP_0, Phase
-from grove_env.core import culprit_slot
-from grove_env.rules import CulpritMarkers, RuleSet, Scoring
-from grove_env.vector.state import INDEX_TO_VALUE, VectorState
+from grove_env.actions import KEEP, NUM_ACTIONS, SWAP_0, Phase, legal_actions
+from grove_env.resolution import CULPRIT_TABLE, penalty_flows, stacks_of
+from grove_env.rules import CulpritMarkers, RuleSet
+from grove_env.vector.state import VectorState
+
+
+def _legal_table() -> np.ndarray:
+    legal = np.zeros((4 * 4, NUM_ACTIONS), dtype=bool)
+    for phase in Phase:
+        for unseen in range(-1, 3):
+            actions = legal_actions(phase, unseen if unseen >= 0 else None)
+            legal[4 * phase + unseen + 1, list(actions)] = True
+    legal.flags.writeable = False
+    return legal
+
+
+LEGAL = _legal_table()
+"""bool[16, 10]: :func:`grove_env.actions.legal_actions` at row ``4 * phase + unseen + 1``
+(``unseen`` -1 before the look)."""
+LEGAL_FLAT = LEGAL.reshape(-1)
 
 
 def look(st: VectorState, actions: np.ndarray, games: np.ndarray, victim_swap: bool) -> None:
     """The first player leaves slot ``actions`` unseen (its looks follow from that)."""
-    np.copyto(st.unseen, actions, where=games)
+    np.copyto(st.unseen_slot, actions, where=games)
     np.copyto(st.phase, Phase.SWAP if victim_swap else Phase.ACCUSE, where=games)
 
 
@@ -41,7 +58,7 @@ def swap(st: VectorState, actions: np.ndarray, games: np.ndarray) -> None:
     suspect = suspects[at]
     suspects[at] = st.victim[swapping]
     st.victim[swapping] = suspect
-    st.tampered[swapping] = slots
+    st.tampered_slot[swapping] = slots
 
 
 def accuse(st: VectorState, slots: np.ndarray, games: np.ndarray) -> np.ndarray:
@@ -50,31 +67,28 @@ def accuse(st: VectorState, slots: np.ndarray, games: np.ndarray) -> np.ndarray:
     its automatic look following from this accusation."""
     n, b = st.coloured.shape
     every = np.arange(b)
-    at = st.num_accused * b  # this accusation's position, flat in accused[n, B]
+    at = st.num_accusations * b  # this accusation's position, flat in accused[n, B]
     at += every
-    accused = st.accused.reshape(-1)
+    accused = st.accusations.reshape(-1)
     accused[at] = np.where(games, slots, accused[at])
-    at = st.current * b  # the accuser, flat in coloured[n, B]
+    at = st.current_player * b  # the accuser, flat in coloured[n, B]
     at += every
     st.coloured.reshape(-1)[at] -= games
-    st.num_accused += games
-    complete = games & (st.num_accused == n)
-    nxt = st.current + 1
+    st.num_accusations += games
+    complete = games & (st.num_accusations == n)
+    nxt = st.current_player + 1
     nxt[nxt == n] = 0
-    np.copyto(st.current, nxt, where=games & ~complete)
+    np.copyto(st.current_player, nxt, where=games & ~complete)
     return complete
 
 
 @functools.cache
 def culprit_table() -> np.ndarray:
     """int64[8 ** 3]: the culprit's slot for suspect tile indices ``(a, b, c)`` at
-    ``64 a + 8 b + c``, from :func:`grove_env.core.culprit_slot` (0 where all are blank).
+    ``64 a + 8 b + c``: :data:`grove_env.resolution.CULPRIT_TABLE` flat (0 where all
+    are blank, which no deal holds).
     """
-    table = np.zeros(8**3, dtype=np.int64)
-    for code, triple in enumerate(itertools.product(INDEX_TO_VALUE.tolist(), repeat=3)):
-        if any(triple):
-            table[code] = culprit_slot(triple)
-    return table
+    return np.maximum(CULPRIT_TABLE, 0).astype(np.int64).reshape(-1)
 
 
 def culprit_slots(suspects: np.ndarray) -> np.ndarray:
@@ -107,17 +121,15 @@ def resolution_table(num_players: int) -> tuple[np.ndarray, np.ndarray]:
         for culprit in range(3):
             for first in range(n):
                 key = (code * 3 + culprit) * n + first
-                for slot in range(3):
-                    stack = [(first + k) % n for k in range(n) if accused[k] == slot]
-                    if slot == culprit:
-                        for owner in stack:
-                            culprit_markers[owner, key] += 1
-                    elif stack:  # the whole stack to the owner of its top marker
-                        penalty[stack[-1], key] += len(stack)
+                stacks = stacks_of(first, accused, n)
+                for owner in stacks[culprit]:
+                    culprit_markers[owner, key] += 1
+                for _, receiver, count in penalty_flows(stacks, culprit):
+                    penalty[receiver, key] += count
     return penalty, culprit_markers
 
 
-def resolve(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
+def resolve_rounds(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
     """Reveal and resolve the complete rounds of ``games``; returns the culprit slots.
 
     Markers under the culprit go back coloured (classic) or out of the game (revised);
@@ -125,14 +137,14 @@ def resolve(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
     """
     n = len(st.coloured)
     culprit = culprit_slots(st.suspects)
-    key = st.accused[n - 1].copy()
+    key = st.accusations[n - 1].copy()
     for k in range(n - 2, -1, -1):
         key *= 3
-        key += st.accused[k]
+        key += st.accusations[k]
     key *= 3
     key += culprit
     key *= n
-    key += st.first
+    key += st.first_player
     penalty, culprit_markers = resolution_table(n)
     np.copyto(key, penalty.shape[1] - 1, where=~games)
     back = st.coloured if rules.culprit_markers is CulpritMarkers.RETURN else st.removed
@@ -143,28 +155,11 @@ def resolve(st: VectorState, games: np.ndarray, rules: RuleSet) -> np.ndarray:
 
 
 def scores(st: VectorState, rules: RuleSet) -> np.ndarray:
-    """int64[n, B]: each seat's score count (fewer is better)."""
-    if rules.scoring is Scoring.ALL_MARKERS:
-        return st.coloured + st.penalty
-    return st.penalty.copy()
+    """int64[n, B]: each seat's score count (fewer is better), a new array."""
+    score = rules.score(st.coloured, st.penalty)
+    return score.copy() if score is st.penalty else score
 
 
 def game_over(st: VectorState, rules: RuleSet) -> np.ndarray:
-    """bool[B]: the end check of RULES.md on each game's marker counts."""
-    over = (st.coloured == 0).any(axis=0)
-    if rules.end_markers_held is not None:
-        over |= (st.coloured + st.penalty >= rules.end_markers_held).any(axis=0)
-    if rules.end_penalty_held is not None:
-        over |= (st.penalty >= rules.end_penalty_held).any(axis=0)
-    return over
-
-
-def better_worse(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int64[n, B] twice: per seat, how many seats have a strictly better (lower) and a
-    strictly worse (higher) score."""
-    better = np.zeros_like(score)
-    worse = np.zeros_like(score)
-    for other in score:
-        better += other < score
-        worse += other > score
-    return better, worse
+    """bool[B]: the rule set's end check on each game's marker counts."""
+    return rules.ends_game(st.coloured, st.penalty).any(axis=0)

@@ -8,11 +8,9 @@ Tiles are stored as *tile indices* ``0..7`` into ``TILE_VALUES = (0, 2, 3, ..., 
 so a tile index is directly its one-hot position in an observation block, and the
 order of indices is the order of values (``0`` the blank/X, ``4`` the 5).
 
-What a seat has seen is not stored: within a round it follows from the public record.
-The first player saw every slot but the unseen one, and forgot the slot it swapped;
-the seat at position ``p >= 1`` of the round saw every slot but the one accused at
-position ``p - 1``, once that accusation was made; suspects change only in the swap,
-before anyone else looks.
+What a seat has seen is not stored: within a round it follows from the public record
+by :func:`grove_env.resolution.unseen_by` (the encoder reads it from a table of that
+rule).
 
 >>> VALUE_TO_INDEX[[0, 2, 5, 8]], INDEX_TO_VALUE[[0, 1, 4, 7]]
 (array([0, 1, 4, 7]), array([0, 2, 5, 8]))
@@ -70,14 +68,14 @@ class VectorState:
         victim: ``[B]`` tile index of the victim now.
         spare: ``[B]`` tile index of the face-up spare (``-1`` without one).
         phase: ``[B]`` :class:`~grove_env.actions.Phase` of the player to act.
-        current: ``[B]`` seat to act.
-        first: ``[B]`` first player of this round.
-        unseen: ``[B]`` unseen slot (``-1`` before the look).
-        tampered: ``[B]`` swapped slot (``-1`` unless swapped); the first player knows
+        current_player: ``[B]`` seat to act.
+        first_player: ``[B]`` first player of this round.
+        unseen_slot: ``[B]`` unseen slot (``-1`` before the look).
+        tampered_slot: ``[B]`` swapped slot (``-1`` unless swapped); the first player knows
             the victim exactly when it is ``>= 0``.
-        accused: ``[n, B]`` slot accused at position ``k`` of the round (by seat
-            ``(first + k) % n``), ``-1`` for positions still to play.
-        num_accused: ``[B]`` accusations made this round.
+        accusations: ``[n, B]`` slot accused at position ``k`` of the round (by seat
+            ``(first_player + k) % n``), ``-1`` for positions still to play.
+        num_accusations: ``[B]`` accusations made this round.
         coloured: ``[n, B]`` coloured markers held.
         penalty: ``[n, B]`` penalty markers held.
         removed: ``[n, B]`` markers taken out of the game (revised culprit rule).
@@ -89,12 +87,12 @@ class VectorState:
     victim: np.ndarray
     spare: np.ndarray
     phase: np.ndarray
-    current: np.ndarray
-    first: np.ndarray
-    unseen: np.ndarray
-    tampered: np.ndarray
-    accused: np.ndarray
-    num_accused: np.ndarray
+    current_player: np.ndarray
+    first_player: np.ndarray
+    unseen_slot: np.ndarray
+    tampered_slot: np.ndarray
+    accusations: np.ndarray
+    num_accusations: np.ndarray
     coloured: np.ndarray
     penalty: np.ndarray
     removed: np.ndarray
@@ -104,7 +102,7 @@ class VectorState:
     def zeros(cls, num_games: int, num_players: int) -> VectorState:
         """Arrays for ``num_games`` games (contents to be set by a reset)."""
         b, n = num_games, num_players
-        per_seat = {"dealt", "accused", "coloured", "penalty", "removed"}
+        per_seat = {"dealt", "accusations", "coloured", "penalty", "removed"}
         shapes = {f.name: (n, b) if f.name in per_seat else (b,) for f in fields(cls)}
         shapes["suspects"] = (3, b)
         return cls(**{name: np.zeros(shape, np.int64) for name, shape in shapes.items()})

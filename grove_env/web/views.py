@@ -76,7 +76,7 @@ def _moves(game: Game, first: int, accusations: Sequence[tuple[int, int]]) -> li
     words = []
     if game.unseen_slot is not None:
         words.append(f"P{first}: {action_name(game.unseen_slot)}")
-    if game.phase is Phase.ACCUSE and game.rules.swap_phase:
+    if game.phase is Phase.ACCUSE and game.rules.victim_swap:
         tampered = game.tampered_slot
         words.append(
             f"P{first}: " + ("keep" if tampered is None else f"swap victim with slot {tampered}")
