@@ -208,7 +208,8 @@ class TrainConfig(BaseModel):
     run_dir: Text | None = None
     """Exact run directory instead of ``<runs_root>/<name>-s<seed>-<timestamp>``."""
     device: Literal["cpu", "cuda", "auto"] = "cpu"
-    """Torch device of the policy."""
+    """Torch device of the policy: ``cpu``; ``cuda`` (an error if torch finds no CUDA
+    device); ``auto`` (CUDA where present). ``run.json`` records the device used."""
     torch_threads: Int = Field(1, ge=1)
     """``torch.set_num_threads`` for the run."""
     progress: bool = True
