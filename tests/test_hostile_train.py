@@ -194,6 +194,16 @@ def test_a_damaged_run_file_stops_the_resume_before_any_write(
     assert snapshot(run_dir) == before
 
 
+def test_a_bad_setting_in_the_run_config_names_the_file(run_dir: Path) -> None:
+    path = run_dir / "config.yaml"
+    path.write_text(path.read_text().replace("gamma: 1.0", "gamma: 5"))
+    before = snapshot(run_dir)
+    code, _, err = call("--resume", str(run_dir))
+    assert code == 1
+    assert one_line(err) == f"error: {str(path)!r}: gamma: must be <= 1.0, got 5"
+    assert snapshot(run_dir) == before
+
+
 def test_a_failed_resume_records_nothing(run_dir: Path) -> None:
     ckpt = sorted((run_dir / "checkpoints").iterdir())[-1]
     state = json.loads((ckpt / "state.json").read_text())

@@ -33,6 +33,7 @@ from grove_env.training import checkpoint
 from grove_env.training.builders import RunCallback, build_env, build_model, resolve_device
 from grove_env.training.config import (
     ConfigError,
+    ConfigFileError,
     TrainConfig,
     apply_overrides,
     config_from_dict,
@@ -292,6 +293,10 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
     if not (run_dir / "config.yaml").is_file():
         raise ConfigError(f"--resume: {str(run_dir)!r} is not a run directory (no config.yaml)")
     data = read_yaml(run_dir / "config.yaml")
+    try:
+        config_from_dict(data)
+    except ConfigError as e:  # the run's own file: damaged, not a usage error
+        raise ConfigFileError(f"{str(run_dir / 'config.yaml')!r}: {e}") from None
     cfg = config_from_dict(apply_overrides(data, overrides or []))
     changed = [k for k, v in cfg.to_dict().items() if k in data and data[k] != v]
     fixed = [k for k in changed if k not in RESUMABLE_FIELDS]
