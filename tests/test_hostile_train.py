@@ -184,6 +184,7 @@ def test_the_run_records_the_device_it_used(run_dir: Path) -> None:
         ("run.json", b"\xff\xfe", "is corrupt: 'utf-8' codec can't decode"),
         ("metrics.csv", b"step,eval/score\n1024,oops\n", "line 2: eval/score must be a number"),
         ("metrics.csv", b"step,eval/score\nten,1\n", "line 2: step must be a whole number"),
+        ("metrics.csv", "step\n1\n\u00b2\n".encode(), "line 3: step must be a whole number"),
         ("metrics.csv", b"step,eval/score\n1,2,3\n", "line 2: wrong number of columns"),
         ("metrics.csv", b"\x80\x81", "cannot be read: 'utf-8' codec can't decode"),
     ],
@@ -238,21 +239,24 @@ def test_a_live_lock_refuses_a_second_writer(run_dir: Path) -> None:
         holder.wait()
 
 
-def test_a_stale_lock_is_taken_over_with_a_warning(run_dir: Path) -> None:
-    gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    dead_pid = int(gone.stdout)
-    (run_dir / LOCK).write_text(f"{dead_pid}\n")
+@pytest.mark.parametrize("dead", [True, False])
+def test_a_stale_lock_is_taken_over_with_a_warning(run_dir: Path, dead: bool) -> None:
+    """A lock whose process has ended, or a damaged lock with no pid in it."""
+    if dead:
+        gone = subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        (run_dir / LOCK).write_text(gone.stdout)
+        why = f"process {int(gone.stdout)} has ended"
+    else:
+        (run_dir / LOCK).write_bytes("\u00b2\xff".encode())
+        why = "it holds no pid"
     code, out, err = call("--resume", str(run_dir))
     assert code == 0, out + err
-    assert err == (
-        f"warning: taking over the stale lock {str(run_dir / LOCK)!r} "
-        f"(process {dead_pid} has ended)\n"
-    )
+    assert err == f"warning: taking over the stale lock {str(run_dir / LOCK)!r} ({why})\n"
     assert not (run_dir / LOCK).exists()  # released at the end
     (entry,) = json.loads((run_dir / "run.json").read_text())["resumes"]
     assert entry["from"] == "step_000000002048" and entry["device"] in ("cpu", "cuda")

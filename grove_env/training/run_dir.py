@@ -162,8 +162,8 @@ def _bad_cell(row: dict) -> str | None:
     """What is wrong with one ``metrics.csv`` row, or ``None``."""
     if None in row or None in row.values():
         return "wrong number of columns"
-    step = row.get("step")
-    if step is None or not step.strip().isdigit():
+    step = (row.get("step") or "").strip()
+    if not (step.isascii() and step.isdigit() and len(step) <= 18):
         return f"step must be a whole number, got {shown(step)}"
     for column, value in row.items():
         if column != "step" and value.strip():

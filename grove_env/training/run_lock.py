@@ -35,7 +35,7 @@ class RunLock:
             text = self.path.read_bytes()[:32].decode("ascii").strip()
         except (OSError, UnicodeDecodeError):
             return None
-        return int(text) if text.isdigit() else None
+        return int(text) if text.isascii() and text.isdigit() else None
 
     def acquire(self) -> None:
         pid = os.getpid()
