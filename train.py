@@ -4,21 +4,33 @@
     python train.py --resume runs/<run> [--set total_timesteps=...]
 
 Everything lives in :mod:`grove_env.training`; this file only parses the command line.
-Exit codes: 0 done, 1 a run error (e.g. a bad checkpoint), 2 a bad config or command
-line, 130 interrupted (a checkpoint was written; ``--resume`` continues).
+Exit codes: 0 done; 1 a run error, said in one line naming the file (a damaged config
+file, checkpoint, ``run.json`` or ``metrics.csv``, an unwritable ``runs_root``, a run
+another process is writing, ``device: cuda`` without CUDA); 2 a bad setting or command
+line; 130 interrupted (a checkpoint was written; ``--resume`` continues).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from grove_env.agents.policy_files import ModelFileError
-from grove_env.training.config import ConfigError, load_config
+from grove_env.training.config import ConfigError, ConfigFileError, load_config
+from grove_env.training.run_dir import RunDirError
+
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """A usage error in one line (argparse's default adds the whole usage)."""
+        self.exit(EXIT_USAGE, f"usage error: {message} (see python train.py --help)\n")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _Parser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/ and grove_env.training.config)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
@@ -34,24 +46,45 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+    except SystemExit as e:  # argparse has printed its usage line (or --help)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        return _main(args)
+    except KeyboardInterrupt:  # outside training (which handles it): nothing half written
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         cfg = None if args.resume else load_config(args.config, args.overrides)
+    except ConfigFileError as e:
+        return _fail(e, EXIT_ERROR)
     except ConfigError as e:
-        print(f"config error: {e}", file=sys.stderr)
-        return 2
+        return _fail(e, EXIT_USAGE)
     # Deferred: the trainer loads torch and SB3 (seconds); a bad config or command
     # line is reported before that.
+    from grove_env.training.builders import DeviceError
     from grove_env.training.trainer import resume, train
 
     try:
         return train(cfg) if cfg is not None else resume(args.resume, args.overrides)
+    except ConfigFileError as e:
+        return _fail(e, EXIT_ERROR)
     except ConfigError as e:
-        print(f"config error: {e}", file=sys.stderr)
-        return 2
-    except (ModelFileError, FileExistsError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        return _fail(e, EXIT_USAGE)
+    except (ModelFileError, RunDirError, DeviceError, FileExistsError) as e:
+        return _fail(e, EXIT_ERROR)
+    except OSError as e:  # a write that failed mid-run (a full disk, a folder removed)
+        return _fail(e, EXIT_ERROR)
+
+
+def _fail(e: Exception, code: int) -> int:
+    kind = "config error" if code == EXIT_USAGE else "error"
+    print(f"{kind}: {' '.join(str(e).split())}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Data flows one way, one module per step:
                        tournament table
 :mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
 :mod:`.run_dir`        the run directory: config, versions, metrics.csv, curve
+:mod:`.run_lock`       ``train.lock``: one writer per run directory
 :mod:`.builders`       the pieces of a run from its config: opponents, VecEnv,
                        MaskablePPO, the callback that hooks the loop into ``learn``
 :mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
@@ -22,6 +23,6 @@ Data flows one way, one module per step:
 
 The policy's actor (masked logits as a plain torch function) and the model files are
 agents (:mod:`grove_env.agents.actor`, :mod:`grove_env.agents.policy_files`). Only
-:mod:`.config` and :mod:`.run_dir` are importable without torch; nothing here is
+:mod:`.config`, :mod:`.run_dir` and :mod:`.run_lock` import without torch; nothing here is
 imported by :mod:`grove_env` itself.
 """

@@ -20,6 +20,23 @@ from grove_env.training.opponents import Opponents
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 
+class DeviceError(RuntimeError):
+    """The config asks for a torch device this machine does not have."""
+
+
+def resolve_device(asked: str) -> str:
+    """The torch device for ``device: auto | cpu | cuda``: ``auto`` is CUDA where torch
+    finds a CUDA device, else the CPU; ``cuda`` without one is a :class:`DeviceError`
+    (SB3 would quietly fall back to the CPU)."""
+    if asked == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if asked == "cuda" and not torch.cuda.is_available():
+        raise DeviceError(
+            "device: cuda, but torch finds no CUDA device here; use device: cpu (or auto)"
+        )
+    return asked
+
+
 def build_opponents(cfg: TrainConfig, seed: int) -> Opponents:
     """Who plays the other seats: the config's opponent mix (the live actor comes later)."""
     return Opponents(
@@ -67,8 +84,11 @@ class LinearSchedule:
         return self.start * progress_remaining
 
 
-def build_model(cfg: TrainConfig, env: GroveSelfPlayVecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers."""
+def build_model(
+    cfg: TrainConfig, env: GroveSelfPlayVecEnv, device: str | None = None
+) -> MaskablePPO:
+    """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers,
+    on ``device`` (default: :func:`resolve_device` of the config's)."""
     lr = cfg.learning_rate
     return MaskablePPO(
         "MlpPolicy",
@@ -86,7 +106,7 @@ def build_model(cfg: TrainConfig, env: GroveSelfPlayVecEnv) -> MaskablePPO:
         target_kl=cfg.target_kl,
         policy_kwargs=policy_kwargs(cfg),
         seed=cfg.seed,
-        device=cfg.device,
+        device=resolve_device(cfg.device) if device is None else device,
         verbose=0,
     )
 

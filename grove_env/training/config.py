@@ -28,6 +28,7 @@ config fails in a fraction of a second.
 from __future__ import annotations
 
 import difflib
+import reprlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -49,6 +50,27 @@ from grove_env.rules import RULE_SETS, get_rules
 
 class ConfigError(ValueError):
     """A configuration problem, with a message that names the key and what is allowed."""
+
+
+class ConfigFileError(ConfigError):
+    """A config file that cannot be read as a YAML mapping (missing, unreadable, not text)."""
+
+
+_shown = reprlib.Repr()
+_shown.maxstring = _shown.maxother = _shown.maxlong = 60
+_shown.maxlist = _shown.maxdict = 6
+_shown.maxlevel = 3
+
+
+def shown(value: Any) -> str:
+    """A short repr for a message: a hostile value may be huge, deep or self-nesting."""
+    return _shown.repr(value)
+
+
+def _problem(e: Exception) -> str:
+    """A parser's complaint on one line, cut to a readable length."""
+    text = " ".join(str(e).split())
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _whole_float(value: Any) -> Any:
@@ -103,7 +125,8 @@ class TrainConfig(BaseModel):
     model_config = STRICT
 
     name: Text = "grove"
-    """Run name; the run directory is ``<runs_root>/<name>-s<seed>-<timestamp>``."""
+    """Run name; the run directory is ``<runs_root>/<name>-s<seed>-<timestamp>`` (so no
+    path separator or control character)."""
     rules: str = "classic"
     """Rule set the learner trains on: a name in :data:`grove_env.rules.RULE_SETS`."""
     num_players: Int = 4
@@ -185,13 +208,22 @@ class TrainConfig(BaseModel):
     run_dir: Text | None = None
     """Exact run directory instead of ``<runs_root>/<name>-s<seed>-<timestamp>``."""
     device: Literal["cpu", "cuda", "auto"] = "cpu"
-    """Torch device of the policy."""
+    """Torch device of the policy: ``cpu``; ``cuda`` (an error if torch finds no CUDA
+    device); ``auto`` (CUDA where present). ``run.json`` records the device used."""
     torch_threads: Int = Field(1, ge=1)
     """``torch.set_num_threads`` for the run."""
     progress: bool = True
     """Show a tqdm progress bar."""
 
     # Fields are checked in the order above, so a check may read the fields before it.
+    @field_validator("name")
+    @classmethod
+    def _one_folder_name(cls, name: str) -> str:
+        # The name becomes a folder inside runs_root: "../x" or "a/b" would leave it.
+        if any(c in name for c in "/\\") or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise ValueError("must be a plain folder name (no '/', '\\' or control characters)")
+        return name
+
     @field_validator("rules")
     @classmethod
     def _known_rules(cls, rules: str) -> str:
@@ -255,10 +287,11 @@ def _unknown_key(loc: tuple[int | str, ...]) -> str:
         model = model.model_fields[parent].annotation
     prefix = "".join(f"{p}." for p in parents)
     names = list(model.model_fields)
-    close = difflib.get_close_matches(str(key), names, n=1)
+    text = str(key) if isinstance(key, str) and len(key) <= 60 else shown(key)
+    close = difflib.get_close_matches(text, names, n=1)
     if close:
-        return f"unknown key '{prefix}{key}' (did you mean '{prefix}{close[0]}'?)"
-    return f"unknown key '{prefix}{key}'; allowed keys: {', '.join(prefix + k for k in names)}"
+        return f"unknown key '{prefix}{text}' (did you mean '{prefix}{close[0]}'?)"
+    return f"unknown key '{prefix}{text}'; allowed keys: {', '.join(prefix + k for k in names)}"
 
 
 def _describe(error: ErrorDetails) -> str:
@@ -271,13 +304,16 @@ def _describe(error: ErrorDetails) -> str:
         must = _MUST[kind].format(**ctx)
     else:
         must = error["msg"].replace("Input should be", "must be", 1)
-    return f"{_key(error['loc'])}: {must}, got {error['input']!r}"
+    return f"{_key(error['loc'])}: {must}, got {shown(error['input'])}"
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and check a :class:`TrainConfig` from a plain mapping."""
     if not isinstance(data, dict):
         raise ConfigError(f"a config is a mapping of keys to values, got {type(data).__name__}")
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        raise ConfigError(f"config keys are names, got {shown(bad_keys[0])}")
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as e:
@@ -297,8 +333,10 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             raise ConfigError(f"--set takes key=value, got {item!r}")
         try:
             value = yaml.safe_load(raw) if raw.strip() else None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"--set {key}: value {raw!r} is not valid YAML ({e})") from None
+        except (yaml.YAMLError, ValueError, RecursionError) as e:
+            raise ConfigError(
+                f"--set {key}: value {shown(raw)} is not valid YAML ({_problem(e)})"
+            ) from None
         *parents, leaf = key.split(".")
         node = data
         for p in parents:
@@ -312,17 +350,27 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 def read_yaml(path: str | Path) -> dict[str, Any]:
     """A YAML mapping from ``path``; a missing file or bad YAML is a :class:`ConfigError`."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+    if not path.exists():
+        raise ConfigFileError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        problem = " ".join(str(e).split())
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {problem}") from None
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigFileError(f"config file {str(path)!r} cannot be read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigFileError(f"config file {str(path)!r} is not text (not UTF-8)") from None
+    try:
+        data = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, RecursionError) as e:
+        # ValueError: e.g. an int of more digits than Python converts.
+        raise ConfigFileError(
+            f"config file {str(path)!r} is not valid YAML: {_problem(e)}"
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(path)!r} must hold a mapping of keys to values")
+        raise ConfigFileError(f"config file {str(path)!r} must hold a mapping of keys to values")
     return data
 
 

@@ -11,6 +11,8 @@
         checkpoints/step_000000123456/{model.zip, pool.pt, state.json}
         best.zip, best.json  the checkpoint with the best quick-evaluation score
         final_eval.txt/json  the final tournament tables
+        run.json             name, seed, command, device used, resumes
+        train.lock           the pid of the process writing the run (while it runs)
 
 No torch here: this module is safe to import for tools that only read runs.
 """
@@ -30,7 +32,7 @@ from pathlib import Path
 import yaml
 
 import grove_env
-from grove_env.training.config import TrainConfig, dump_config
+from grove_env.training.config import TrainConfig, dump_config, shown
 
 METRICS_COLUMNS = (
     "step",
@@ -59,8 +61,23 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
+class RunDirError(Exception):
+    """A run directory or one of its files that cannot be made, read or written."""
+
+
 def new_run_dir(cfg: TrainConfig) -> Path:
     """Create the run directory: ``cfg.run_dir``, or ``<runs_root>/<name>-s<seed>-<time>``."""
+    where = cfg.run_dir if cfg.run_dir is not None else cfg.runs_root
+    try:
+        return _make_run_dir(cfg)
+    except FileExistsError:
+        raise
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise RunDirError(f"cannot make a run directory in {where!r}: {why}") from None
+
+
+def _make_run_dir(cfg: TrainConfig) -> Path:
     if cfg.run_dir is not None:
         path = Path(cfg.run_dir)
         if path.exists() and any(path.iterdir()):
@@ -106,18 +123,25 @@ class MetricsLog:
 
     def __init__(self, path: Path, resume_step: int | None = None) -> None:
         self.path = path
-        rows = self.read(path) if path.exists() else []
-        if resume_step is not None:
-            rows = [r for r in rows if int(float(r["step"])) <= resume_step]
-        else:
-            rows = []
+        rows: list[dict[str, str]] = []
+        if resume_step is not None and path.exists():  # a new run starts an empty log
+            rows = [r for r in self.read(path) if int(r["step"]) <= resume_step]
         self.rows = rows
         self._rewrite()
 
     @staticmethod
     def read(path: Path) -> list[dict[str, str]]:
-        with open(path, newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
+        """The rows of ``path``, checked: a whole step and numbers (or blanks) in each."""
+        try:
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            raise RunDirError(f"{str(path)!r} cannot be read: {_why(e)}") from None
+        for line, row in enumerate(rows, start=2):
+            problem = _bad_cell(row)
+            if problem:
+                raise RunDirError(f"{str(path)!r} line {line}: {problem}")
+        return rows
 
     def _rewrite(self) -> None:
         lines = [",".join(METRICS_COLUMNS)]
@@ -132,6 +156,59 @@ class MetricsLog:
         self.rows.append(clean)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(",".join(clean[c] for c in METRICS_COLUMNS) + "\n")
+
+
+def _bad_cell(row: dict) -> str | None:
+    """What is wrong with one ``metrics.csv`` row, or ``None``."""
+    if None in row or None in row.values():
+        return "wrong number of columns"
+    step = (row.get("step") or "").strip()
+    if not (step.isascii() and step.isdigit() and len(step) <= 18):
+        return f"step must be a whole number, got {shown(step)}"
+    for column, value in row.items():
+        if column != "step" and value.strip():
+            try:
+                float(value)
+            except ValueError:
+                return f"{column} must be a number, got {shown(value)}"
+    return None
+
+
+def _why(e: BaseException) -> str:
+    return e.strerror if isinstance(e, OSError) and e.strerror else " ".join(str(e).split())
+
+
+def read_run_info(run_dir: Path) -> dict:
+    """``run.json`` of a run (empty if there is none yet); :class:`RunDirError` if damaged."""
+    path = run_dir / "run.json"
+    if not path.exists():
+        return {}
+    try:
+        info = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:
+        raise RunDirError(f"{str(path)!r} is corrupt: {_why(e)}") from None
+    if not isinstance(info, dict) or not isinstance(info.get("resumes", []), list):
+        raise RunDirError(f"{str(path)!r} is corrupt: not an object with a list of resumes")
+    return info
+
+
+def record_run(
+    run_dir: Path, info: dict, cfg: TrainConfig, device: str, resumed_from: str | None = None
+) -> None:
+    """Write ``run.json``: ``info`` (what :func:`read_run_info` gave) brought up to date.
+
+    ``device`` is the torch device this process trains on (``auto`` resolved); a resume
+    (``resumed_from``: the checkpoint's name, or ``""`` for none) is appended only when
+    its checkpoint has loaded, so a failed resume leaves no trace.
+    """
+    now = time.strftime("%Y-%m-%dT%H:%M:%S")
+    info = {"name": run_dir.name, "started": now, "command": " ".join(sys.argv), **info}
+    info["seed"] = cfg.seed
+    info["device"] = device
+    if resumed_from is not None:
+        entry = {"at": now, "from": resumed_from or None, "device": device}
+        info["resumes"] = [*info.get("resumes", []), entry]
+    atomic_write_text(run_dir / "run.json", json.dumps(info, indent=2) + "\n")
 
 
 def _fmt(value: float | int | str | None) -> str:

@@ -30,9 +30,10 @@ from tqdm import tqdm
 from grove_env.agents.actor import Actor
 from grove_env.agents.policy_files import BEST_POLICY, CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
-from grove_env.training.builders import RunCallback, build_env, build_model
+from grove_env.training.builders import RunCallback, build_env, build_model, resolve_device
 from grove_env.training.config import (
     ConfigError,
+    ConfigFileError,
     TrainConfig,
     apply_overrides,
     config_from_dict,
@@ -41,11 +42,13 @@ from grove_env.training.config import (
 from grove_env.training.evaluate import QuickEvaluator, final_evaluation
 from grove_env.training.run_dir import (
     MetricsLog,
-    atomic_write_text,
     new_run_dir,
     plot_learning_curve,
+    read_run_info,
+    record_run,
     write_run_files,
 )
+from grove_env.training.run_lock import RunLock
 
 EXIT_INTERRUPTED = 130
 RESUMABLE_FIELDS = (
@@ -66,7 +69,9 @@ RESUMABLE_FIELDS = (
 class Trainer:
     """One run: its directory, model, opponent pool, evaluators and schedule."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path, ckpt: Path | None = None) -> None:
+    def __init__(
+        self, cfg: TrainConfig, run_dir: Path, ckpt: Path | None = None, device: str = "cpu"
+    ) -> None:
         self.cfg = cfg
         self.run_dir = run_dir
         self.interrupted = False
@@ -75,10 +80,11 @@ class Trainer:
         state: dict[str, Any] = {}
         if ckpt is None:
             self.env = build_env(cfg)
-            self.model = build_model(cfg, self.env)
+            self.model = build_model(cfg, self.env, device)
         else:
             self.env = build_env(cfg, seed=cfg.seed + 7919 * (1 + _step_of(ckpt)))
-            self.model, pool, state = checkpoint.load(ckpt, build_model(cfg, self.env), cfg)
+            model = build_model(cfg, self.env, device)
+            self.model, pool, state = checkpoint.load(ckpt, model, cfg)
             self.model.set_random_seed(cfg.seed + _step_of(ckpt))
         self.actor = Actor.of(self.model.policy)
         self.env.opponents.live = self.actor
@@ -268,19 +274,29 @@ def _step_of(ckpt: Path) -> int:
 # --------------------------------------------------------------------- entry points
 def train(cfg: TrainConfig) -> int:
     """A new run of ``cfg``; returns the process exit code."""
+    device = _device(cfg)  # a missing CUDA device stops the run before its directory exists
     run_dir = new_run_dir(cfg)
-    write_run_files(run_dir, cfg)
-    _write_run_info(run_dir, cfg, resumed=False, ckpt=None)
-    print(f"run directory: {run_dir}", flush=True)
-    return _run(Trainer(cfg, run_dir))
+    with RunLock(run_dir):
+        write_run_files(run_dir, cfg)
+        record_run(run_dir, {}, cfg, device)
+        print(f"run directory: {run_dir}", flush=True)
+        return _run(Trainer(cfg, run_dir, device=device))
 
 
 def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
-    """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch)."""
+    """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch).
+
+    Everything is read and checked before anything is written: the lock, ``run.json``,
+    ``metrics.csv``, the checkpoint; the resume is recorded once the checkpoint loaded.
+    """
     run_dir = Path(run_dir)
     if not (run_dir / "config.yaml").is_file():
         raise ConfigError(f"--resume: {str(run_dir)!r} is not a run directory (no config.yaml)")
     data = read_yaml(run_dir / "config.yaml")
+    try:
+        config_from_dict(data)
+    except ConfigError as e:  # the run's own file: damaged, not a usage error
+        raise ConfigFileError(f"{str(run_dir / 'config.yaml')!r}: {e}") from None
     cfg = config_from_dict(apply_overrides(data, overrides or []))
     changed = [k for k, v in cfg.to_dict().items() if k in data and data[k] != v]
     fixed = [k for k in changed if k not in RESUMABLE_FIELDS]
@@ -289,36 +305,50 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
             f"--resume cannot change {', '.join(fixed)} (the checkpoint depends on it); "
             f"it may change {', '.join(RESUMABLE_FIELDS)}"
         )
-    ckpt = checkpoint.latest_intact(run_dir)
-    write_run_files(run_dir, cfg)
-    _write_run_info(run_dir, cfg, resumed=True, ckpt=ckpt)
-    where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
-    print(f"resuming {run_dir} from {where}", flush=True)
-    trainer = Trainer(cfg, run_dir, ckpt)
-    done = ckpt is not None and trainer.model.num_timesteps >= cfg.total_timesteps
-    if done and (run_dir / "final_eval.json").is_file():
-        print(f"run already complete at step {trainer.model.num_timesteps:,}", flush=True)
-        return 0
-    return _run(trainer)
+    device = _device(cfg)
+    with RunLock(run_dir):
+        info = read_run_info(run_dir)
+        if (run_dir / "metrics.csv").exists():
+            MetricsLog.read(run_dir / "metrics.csv")
+        ckpt = checkpoint.latest_intact(run_dir)
+        where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
+        print(f"resuming {run_dir} from {where}", flush=True)
+        trainer = Trainer(cfg, run_dir, ckpt, device)
+        write_run_files(run_dir, cfg)
+        record_run(run_dir, info, cfg, device, resumed_from=ckpt.name if ckpt else "")
+        done = ckpt is not None and trainer.model.num_timesteps >= cfg.total_timesteps
+        if done and (run_dir / "final_eval.json").is_file():
+            print(f"run already complete at step {trainer.model.num_timesteps:,}", flush=True)
+            return 0
+        return _run(trainer)
+
+
+def _device(cfg: TrainConfig) -> str:
+    device = resolve_device(cfg.device)
+    if cfg.device == "auto":
+        print(f"device: auto -> {device}", flush=True)
+    return device
 
 
 def _run(trainer: Trainer) -> int:
     if not trainer.learn():
         return EXIT_INTERRUPTED
     print(f"training done at step {trainer.model.num_timesteps:,} ({trainer.run_dir})", flush=True)
-    trainer.finish()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        trainer.finish()
+    except KeyboardInterrupt:
+        # final_eval.* are written whole at the end, so nothing half done is left.
+        print(
+            "interrupted during the final evaluation (the model and checkpoints are saved)\n"
+            f"finish it with: python train.py --resume {trainer.run_dir}",
+            flush=True,
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 
-def _write_run_info(run_dir: Path, cfg: TrainConfig, resumed: bool, ckpt: Path | None) -> None:
-    path = run_dir / "run.json"
-    info = json.loads(path.read_text()) if path.is_file() else {}
-    info.setdefault("name", run_dir.name)
-    info["seed"] = cfg.seed
-    info.setdefault("started", time.strftime("%Y-%m-%dT%H:%M:%S"))
-    info.setdefault("command", " ".join(sys.argv))
-    if resumed:
-        info.setdefault("resumes", []).append(
-            {"at": time.strftime("%Y-%m-%dT%H:%M:%S"), "from": ckpt.name if ckpt else None}
-        )
-    atomic_write_text(path, json.dumps(info, indent=2) + "\n")
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
