@@ -2,7 +2,7 @@
 ``RuleSet``); its table and array forms must say exactly what the one rule says.
 
 The culprit table is checked against the independent reference reading of the rules
-in ``test_rules.py``; the array forms of the end check and of the standings against
+in ``rules_reference.py``; the array forms of the end check and of the standings against
 the same functions applied to plain numbers, one game at a time.
 """
 
@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
-from test_rules import ref_culprit
+from rules_reference import ref_culprit
 
 from grove_env.resolution import CULPRIT_TABLE, penalty_flows, stacks_of, unseen_by
 from grove_env.rules import CLASSIC, REVISED, TILE_VALUES, RuleSet

@@ -1,0 +1,176 @@
+"""The PettingZoo adapter ``grove_v0``: rounds and ends (truncation, both rewards), and
+the infos and action masks at every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from env_playouts import culprit_policy, legal_of, outcome, play, random_policy, scores_of
+from positions import TABLES
+
+from grove_env import grove_v0
+
+ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "penalty"}
+
+
+# --------------------------------------------------------------------------- rounds and ends
+
+
+@pytest.mark.parametrize("reward", ["outcome", "markers"])
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> None:
+    """Everyone accuses the culprit: nobody takes a penalty, so only the limit ends it."""
+    env = grove_v0.env(num_players=n, rules=rules, reward=reward, max_rounds=3)
+    env.reset(seed=2)
+    seen = play(env, culprit_policy)
+    game = env.unwrapped.game
+    assert len(game.history) == 3 and not game.terminal
+    assert game.penalty == [0] * n
+    for agent, turns in seen.items():
+        *_, (reward_, terminated, truncated, info) = turns
+        assert truncated and not terminated, agent
+        assert all(r == 0.0 for r, *_ in turns), agent
+        assert info["standings"] == 1 and info["ended_by"] == []
+        assert info["round_result"]["round"] == 3
+        assert not any(t or tr for _, t, tr, _ in turns[:-1])
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
+    env = grove_v0.raw_env(num_players=n, rules=rules, max_rounds=1)
+    env.reset(seed=0)
+    while not any(env.truncations.values()):
+        env.step(culprit_policy(env, env.agent_selection, None))
+    for a in env.agents:
+        assert env.truncations[a] and not env.terminations[a]
+        assert not env.observe(a)["action_mask"].any()
+        assert not env.infos[a]["action_mask"].any()
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_outcome_rewards(rules: str, n: int) -> None:
+    for seed in range(8):
+        env = grove_v0.env(num_players=n, rules=rules)
+        env.reset(seed=seed)
+        paid = {a: 0.0 for a in env.possible_agents}
+
+        def on_step(env, agent, action, paid=paid):
+            if action is None:
+                return
+            assert sum(env.rewards.values()) == pytest.approx(0.0)
+            game = env.unwrapped.game
+            if not game.terminal:
+                assert set(env.rewards.values()) == {0.0}
+            for a, r in env.rewards.items():
+                paid[a] += r
+
+        seen = play(env, random_policy(random.Random(seed)), on_step)
+        game = env.unwrapped.game
+        assert game.terminal
+        record = game.history[-1]
+        expected = outcome(scores_of(rules, record.coloured, record.penalty))
+        for seat, agent in enumerate(env.possible_agents):
+            got = sum(r for r, *_ in seen[agent])
+            assert got == pytest.approx(expected[seat]) == pytest.approx(paid[agent])
+            *_, (_, terminated, truncated, info) = seen[agent]
+            assert terminated and not truncated
+            assert info["standings"] == game.standings()[seat]
+            assert info["scores"] == game.scores()
+            assert info["ended_by"] == game.end_triggers() != []
+        assert sum(expected) == pytest.approx(0.0)
+        worst = max(range(n), key=lambda s: game.scores()[s])
+        if len(set(game.scores())) > 1:
+            assert sum(r for r, *_ in seen[env.possible_agents[worst]]) < 0  # the loser is paid
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_markers_rewards(rules: str, n: int) -> None:
+    for seed in range(8):
+        env = grove_v0.env(num_players=n, rules=rules, reward="markers")
+        env.reset(seed=seed)
+        start = 5 if rules == "classic" else 0
+        last_scores = [start] * n
+        paid = {a: 0.0 for a in env.possible_agents}
+        rounds = []
+
+        def on_step(env, agent, action, paid=paid, rounds=rounds):
+            nonlocal last_scores
+            if action is None:
+                return
+            game = env.unwrapped.game
+            rewards = [env.rewards[a] for a in env.possible_agents]
+            assert sum(rewards) == pytest.approx(0.0)
+            if len(game.history) > len(rounds):
+                record = game.history[-1]
+                rounds.append(record)
+                scores = scores_of(rules, record.coloured, record.penalty)
+                deltas = [s - s0 for s, s0 in zip(scores, last_scores)]
+                mean = sum(deltas) / n
+                assert rewards == pytest.approx([-(d - mean) for d in deltas])
+                last_scores = scores
+            else:
+                assert rewards == [0.0] * n
+            for a, r in zip(env.possible_agents, rewards):
+                paid[a] += r
+
+        seen = play(env, random_policy(random.Random(seed)), on_step)
+        assert env.unwrapped.game.terminal
+        for agent in env.possible_agents:
+            assert sum(r for r, *_ in seen[agent]) == pytest.approx(paid[agent])
+
+
+def test_markers_pays_nothing_extra_at_the_end() -> None:
+    """A revised game where everyone accuses the culprit: no penalties, so no rewards at all,
+    even at the end (the outcome is a tie anyway); then a decided game's total is the
+    centred score change alone."""
+    env = grove_v0.env(num_players=3, rules="revised", reward="markers")
+    env.reset(seed=0)
+    seen = play(env, culprit_policy)
+    assert env.unwrapped.game.terminal
+    assert all(r == 0.0 for turns in seen.values() for r, *_ in turns)
+
+    env.reset(seed=1)
+    seen = play(env, random_policy(random.Random(1)))
+    game = env.unwrapped.game
+    mean = sum(game.penalty) / 3
+    totals = [sum(r for r, *_ in seen[a]) for a in env.possible_agents]
+    assert totals == pytest.approx([-(p - mean) for p in game.penalty])
+
+
+# --------------------------------------------------------------------------- infos and masks
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_infos_and_masks_every_step(rules: str, n: int) -> None:
+    env = grove_v0.env(num_players=n, rules=rules)
+    env.reset(seed=11)
+    rng = random.Random(11)
+    rounds_seen = 0
+    while env.agents:
+        agent = env.agent_selection
+        raw = env.unwrapped
+        game = raw.game
+        for a in env.agents:
+            mask = env.observe(a)["action_mask"]
+            np.testing.assert_array_equal(env.infos[a]["action_mask"], mask)
+            assert mask.dtype == np.int8
+            if a == agent and not (env.terminations[a] or env.truncations[a]):
+                assert legal_of({"action_mask": mask}) == game.legal_actions() != []
+            else:
+                assert not mask.any()
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(rng.choice(game.legal_actions()))
+        if len(game.history) > rounds_seen:
+            rounds_seen = len(game.history)
+            for a in env.agents:
+                result = env.infos[a]["round_result"]
+                assert set(result) == ROUND_RESULT_KEYS
+                assert result == game.history[-1].as_info()
+                assert result["round"] == rounds_seen
+    assert rounds_seen == len(env.unwrapped.game.history) >= 1
