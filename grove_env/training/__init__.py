@@ -8,8 +8,11 @@ Data flows one way, one module per step:
 :mod:`.features`       derived network inputs (culprit odds, stack sizes)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step
-:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, the SB3 ``VecEnv`` over
-                       the batched engine; one learner seat per game
+:mod:`.selfplay`       :class:`~.selfplay.SelfPlayGames`, the self-play core over the
+                       batched engine: one learner seat per game, opponents batched
+:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, its SB3 ``VecEnv`` face
+:mod:`.selfplay_env`   ``grove_env/SelfPlay-v0``, its ``gymnasium.vector.VectorEnv``
+                       face (no SB3), for any single-agent library and RLlib
 :mod:`.evaluate`       quick evaluation on the batched engine, and the final
                        tournament table
 :mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
