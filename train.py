@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from grove_env.agents.policy_files import ModelFileError
-from grove_env.training.config import ConfigError, load_config
+from grove_env.training.config import (
+    ConfigError,
+    TrainConfig,
+    apply_overrides,
+    load_config,
+    read_yaml,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -33,6 +40,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def backend_of(cfg: TrainConfig | None, args: argparse.Namespace) -> str:
+    """The run's backend: the config's, or for ``--resume`` the run directory's."""
+    if cfg is not None:
+        return cfg.backend
+    data = read_yaml(Path(args.resume) / "config.yaml") if args.resume else {}
+    return str(apply_overrides(data, args.overrides).get("backend", "sb3"))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -40,12 +55,21 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
-    # Deferred: the trainer loads torch and SB3 (seconds); a bad config or command
-    # line is reported before that.
-    from grove_env.training.trainer import resume, train
+    # Deferred: the trainer loads torch and SB3 (seconds), the RLlib backend Ray; a bad
+    # config or command line is reported before that.
+    from grove_env.training.trainer import BackendRun, resume, train
 
+    backend_run: BackendRun | None = None
     try:
-        return train(cfg) if cfg is not None else resume(args.resume, args.overrides)
+        if backend_of(cfg, args) == "rllib":
+            try:
+                from grove_env.training.rllib_backend import run as backend_run
+            except ModuleNotFoundError as e:
+                print(f"error: backend rllib needs {e.name} (pip install 'grove-env[rllib]')")
+                return 1
+        if cfg is not None:
+            return train(cfg, backend_run)
+        return resume(args.resume, args.overrides, backend_run)
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2

@@ -19,10 +19,11 @@ module's design note).
 Arguments              ``opponents``: an agent spec (``"random"``, ``"heuristic"``,
                        ``"greedy"``, ``"ppo:PATH"``...) or a list of them, one drawn
                        per game (``opponent_sampling="game"``) or per seat
-                       (``"seat"``); or an :class:`~grove_env.training.opponents.
-                       Opponents`. The table: ``rules``, ``num_players``, ``reward``
-                       (``outcome``, ``markers``, ``win``), ``max_rounds``,
-                       ``learner_seat`` (``rotate``, ``random``), ``seed``
+                       (``"seat"``), weighted by ``opponent_weights`` (default
+                       uniform); or an :class:`~grove_env.training.opponents.Opponents`.
+                       The table: ``rules``, ``num_players``, ``reward`` (``outcome``,
+                       ``markers``, ``win``), ``max_rounds``, ``learner_seat``
+                       (``rotate``, ``random``), ``seed``
 Observation            ``Dict(observation=Box(125,) float32, action_mask=Box(10,)
                        int8)`` per game, as ``grove_v0`` shows a seat
 Action                 ``Discrete(10)`` per game; only masked-legal moves are allowed
@@ -64,14 +65,24 @@ SINGLE_OBSERVATION_SPACE = spaces.Dict(
 
 
 class AgentOpponents:
-    """Opponents named by agent specs; each game (or seat) draws one spec uniformly."""
+    """Opponents named by agent specs; each game (or seat) draws one (uniformly or by weight)."""
 
     def __init__(
-        self, specs: str | Sequence[str], sampling: str = "game", seed: int | None = None
+        self,
+        specs: str | Sequence[str],
+        sampling: str = "game",
+        seed: int | None = None,
+        weights: Sequence[float] | None = None,
     ) -> None:
         self.specs = [specs] if isinstance(specs, str) else list(specs)
         if not self.specs:
             raise ValueError("opponents: give at least one agent spec, e.g. 'random'")
+        w = np.ones(len(self.specs)) if weights is None else np.asarray(weights, dtype=float)
+        if w.shape != (len(self.specs),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(
+                f"opponent weights: one >= 0 per spec with a positive sum, got {weights}"
+            )
+        self.weights = w / w.sum()
         if sampling not in ("game", "seat"):
             raise ValueError(f"opponent_sampling must be 'game' or 'seat', got {sampling!r}")
         self.sampling = sampling
@@ -86,11 +97,14 @@ class AgentOpponents:
     def sample(self, learner_seats: np.ndarray, num_players: int) -> np.ndarray:
         g = len(learner_seats)
         if self.sampling == "game":
-            kinds = np.repeat(self.rng.integers(len(self.specs), size=g)[:, None], num_players, 1)
+            kinds = np.repeat(self._draw(g)[:, None], num_players, 1)
         else:
-            kinds = self.rng.integers(len(self.specs), size=(g, num_players))
+            kinds = self._draw(g * num_players).reshape(g, num_players)
         kinds[np.arange(g), learner_seats] = NO_OPPONENT
         return kinds.astype(np.int64)
+
+    def _draw(self, count: int) -> np.ndarray:
+        return self.rng.choice(len(self.specs), size=count, p=self.weights)
 
     def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.asarray(self.agents[kind].act_batch(observations, masks), dtype=np.int64)
@@ -114,12 +128,15 @@ class SelfPlayVectorEnv(SelfPlayGames, VectorEnv):
         max_rounds: int = 100,
         learner_seat: str = "rotate",
         opponent_sampling: str = "game",
+        opponent_weights: Sequence[float] | None = None,
         seed: int | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if isinstance(opponents, (str, Sequence)):
-            seats: OpponentSeats = AgentOpponents(opponents, opponent_sampling, seed)
+            seats: OpponentSeats = AgentOpponents(
+                opponents, opponent_sampling, seed, opponent_weights
+            )
         else:
             seats = opponents
         SelfPlayGames.__init__(

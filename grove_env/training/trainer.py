@@ -20,6 +20,7 @@ import math
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -266,16 +267,24 @@ def _step_of(ckpt: Path) -> int:
 
 
 # --------------------------------------------------------------------- entry points
-def train(cfg: TrainConfig) -> int:
+BackendRun = Callable[[TrainConfig, Path, bool], int]
+"""Another backend's ``run(cfg, run_dir, resume)`` (``backend: rllib``), given by train.py."""
+
+
+def train(cfg: TrainConfig, backend_run: BackendRun | None = None) -> int:
     """A new run of ``cfg``; returns the process exit code."""
     run_dir = new_run_dir(cfg)
     write_run_files(run_dir, cfg)
     _write_run_info(run_dir, cfg, resumed=False, ckpt=None)
     print(f"run directory: {run_dir}", flush=True)
+    if backend_run is not None:
+        return backend_run(cfg, run_dir, False)
     return _run(Trainer(cfg, run_dir))
 
 
-def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
+def resume(
+    run_dir: str | Path, overrides: list[str] | None = None, backend_run: BackendRun | None = None
+) -> int:
     """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch)."""
     run_dir = Path(run_dir)
     if not (run_dir / "config.yaml").is_file():
@@ -292,6 +301,8 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
     ckpt = latest_checkpoint(run_dir)
     write_run_files(run_dir, cfg)
     _write_run_info(run_dir, cfg, resumed=True, ckpt=ckpt)
+    if backend_run is not None:
+        return backend_run(cfg, run_dir, True)
     where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
     print(f"resuming {run_dir} from {where}", flush=True)
     trainer = Trainer(cfg, run_dir, ckpt)
