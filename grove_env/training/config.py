@@ -113,6 +113,9 @@ class RLlibSettings(BaseModel):
     num_cpus: Int | None = Field(None, ge=1)
     """CPUs of the local Ray instance (``null``: all); ignored when joining a cluster
     through ``RAY_ADDRESS``."""
+    node_ip_address: Text | None = None
+    """This machine's address when it joins a cluster through ``RAY_ADDRESS`` (``null``:
+    Ray's guess); ``127.0.0.1`` for nodes started with ``--node-ip-address=127.0.0.1``."""
 
 
 class TrainConfig(BaseModel):

@@ -123,7 +123,7 @@ def start_ray(cfg: TrainConfig) -> None:
     if ray.is_initialized():
         return
     if os.environ.get("RAY_ADDRESS"):
-        ray.init(log_to_driver=False)
+        ray.init(log_to_driver=False, _node_ip_address=cfg.rllib.node_ip_address)
     else:
         ray.init(num_cpus=cfg.rllib.num_cpus, include_dashboard=False, log_to_driver=False)
 
