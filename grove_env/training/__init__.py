@@ -21,6 +21,10 @@ Data flows one way, one module per step:
                        MaskablePPO, the callback that hooks the loop into ``learn``
 :mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
                        checkpoints, Ctrl-C), :func:`~.trainer.train`, ``resume``
+:mod:`.rllib_module`   the masked actor-critic RLlib trains, laid out like SB3's
+                       ``MlpPolicy`` (needs the ``rllib`` extra)
+:mod:`.rllib_backend`  ``backend: rllib``: RLlib's PPO with env runners on
+                       ``grove_env/SelfPlay-v0``, checkpoints, resume, policy export
 =====================  ==============================================================
 
 The policy's actor (masked logits as a plain torch function) and the model files are
