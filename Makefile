@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONFIG ?= configs/default.yaml
 
-.PHONY: setup train test demo bench lint clean
+.PHONY: setup train test test-suites demo bench lint clean
 
 $(BIN)/.grove-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,13 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
+
+# The multi-agent suites' examples and the RLlib backend (CI runs this after `test`).
+# ray[rllib] pins its own gymnasium, so ray and RLlib's dependencies are named here.
+test-suites: setup
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[suites]" "ray==2.60.0" \
+		pandas "tensorboardX>=1.9" "pyarrow>=17" fsspec dm_tree lz4 "ormsgpack>=1.7" scipy
+	$(BIN)/python -m pytest tests/test_examples.py tests/test_rllib.py
 
 demo: setup
 	$(BIN)/python -m grove_env.agents.tournament --rules classic --players 4 \

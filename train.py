@@ -14,10 +14,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from grove_env.agents.policy_files import ModelFileError
-from grove_env.training.config import ConfigError, ConfigFileError, load_config
+from grove_env.training.config import (
+    ConfigError,
+    ConfigFileError,
+    TrainConfig,
+    apply_overrides,
+    load_config,
+    read_yaml,
+)
 from grove_env.training.run_dir import RunDirError
 
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -45,6 +53,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def backend_of(cfg: TrainConfig | None, args: argparse.Namespace) -> str:
+    """The run's backend: the config's, or for ``--resume`` the run directory's."""
+    if cfg is not None:
+        return cfg.backend
+    data = read_yaml(Path(args.resume) / "config.yaml") if args.resume else {}
+    return str(apply_overrides(data, args.overrides).get("backend", "sb3"))
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(argv)
@@ -64,13 +80,22 @@ def _main(args: argparse.Namespace) -> int:
         return _fail(e, EXIT_ERROR)
     except ConfigError as e:
         return _fail(e, EXIT_USAGE)
-    # Deferred: the trainer loads torch and SB3 (seconds); a bad config or command
-    # line is reported before that.
+    # Deferred: the trainer loads torch and SB3 (seconds), the RLlib backend Ray; a bad
+    # config or command line is reported before that.
     from grove_env.training.builders import DeviceError
-    from grove_env.training.trainer import resume, train
+    from grove_env.training.trainer import BackendRun, resume, train
 
+    backend_run: BackendRun | None = None
     try:
-        return train(cfg) if cfg is not None else resume(args.resume, args.overrides)
+        if backend_of(cfg, args) == "rllib":
+            try:
+                from grove_env.training.rllib_backend import run as backend_run
+            except ModuleNotFoundError as e:
+                msg = f"backend rllib needs {e.name} (pip install 'grove-env[rllib]')"
+                return _fail(RuntimeError(msg), EXIT_ERROR)
+        if cfg is not None:
+            return train(cfg, backend_run)
+        return resume(args.resume, args.overrides, backend_run)
     except ConfigFileError as e:
         return _fail(e, EXIT_ERROR)
     except ConfigError as e:

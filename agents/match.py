@@ -133,7 +133,7 @@ def play_game(
         scores=tuple(int(s) for s in last["scores"]),
         rewards=tuple(totals),
         decisions=tuple(decisions),
-        ended_by=tuple(int(s) for s in last["ended_by"]),
+        ended_by=tuple(int(s) for s in np.flatnonzero(last["ended_by"])),
         truncated=bool(env.truncations[name]),
         rounds=len(game.history),
     )

@@ -68,14 +68,38 @@ Rewards are written to ``env.rewards`` on every step and accumulated into what
 
 Infos
 -----
-``action_mask`` (a copy of the observation's mask); ``round_result`` after the first
-round ends: ``{"round", "suspects", "culprit", "stacks", "coloured", "penalty"}`` of the
-latest finished round; at the game's end also ``standings`` (1 is best, ties share),
-``scores`` and ``ended_by`` (seats whose counts ended the game).
+Every agent's info holds the same flat keys from ``reset()`` on, each an int or an
+array of one fixed shape for a given table, so libraries that store infos in arrays
+(Tianshou's buffers, TorchRL's specs) can stack them; ``n`` is the number of players.
+The action mask is in the observation only, as in PettingZoo's classic games:
+
+=====================  ============  ======================================================
+key                    shape         value
+=====================  ============  ======================================================
+``round``              int           the latest finished round, 1-based (0: none yet)
+``suspects``           int64[3]      its tiles in suspect slots 0, 1, 2 (-1: none yet)
+``culprit``            int           its culprit's slot (-1: none yet)
+``stacks``             int64[3, n]   per slot, its accusing seats bottom to top, padded
+                                     with -1
+``coloured``           int64[n]      coloured markers held after it
+``penalty``            int64[n]      penalty markers held after it
+``scores``             int64[n]      each seat's score count (classic: markers held;
+                                     revised: penalty markers), final at the game's end
+``standings``          int           at the game's end 1 is best, ties share; 0 before
+``ended_by``           bool[n]       seats whose counts ended the game (none if truncated)
+``illegal_action_by``  int           seat that played a masked action under
+                                     ``illegal_action="terminate"``, else -1
+=====================  ============  ======================================================
 
 Version history
 ---------------
 * v0: first release.
+* v0, infos fixed-shape: the flat info entries above replace the ``round_result``
+  dict (whose ``stacks`` was a list of lists), ``ended_by`` as a list of seats and
+  ``illegal_action_by`` as an agent name, and all are present from ``reset()``; the
+  copy of the action mask left the infos (TorchRL reads a mask from one place).
+  Observations, actions, rewards and seeding are unchanged, so trained policies and
+  seeded games carry over under the same name.
 """
 
 from __future__ import annotations
@@ -90,7 +114,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from grove_env.actions import NUM_ACTIONS, action_name
-from grove_env.core import Game
+from grove_env.core import Game, RoundRecord
 from grove_env.global_state import STATE_HIGH, STATE_SIZE, encode_state
 from grove_env.observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 from grove_env.render import table_image
@@ -112,6 +136,38 @@ def _mask_for(legal: tuple[int, ...]) -> np.ndarray:
     mask[list(legal)] = 1
     mask.flags.writeable = False
     return mask
+
+
+def _frozen(values: Any, dtype: type = np.int64) -> np.ndarray:
+    array: np.ndarray = np.array(values, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+def round_info(game: Game, record: RoundRecord | None) -> dict[str, Any]:
+    """The fixed-shape round entries of the infos (``record`` ``None``: no round finished yet)."""
+    n = game.num_players
+    if record is None:
+        return {
+            "round": 0,
+            "suspects": _frozen([-1, -1, -1]),
+            "culprit": -1,
+            "stacks": _frozen(np.full((3, n), -1)),
+            "coloured": _frozen(game.coloured),
+            "penalty": _frozen(game.penalty),
+        }
+    stacks = np.full((3, n), -1, dtype=np.int64)
+    for slot, seats in enumerate(record.stacks):
+        stacks[slot, : len(seats)] = seats
+    stacks.flags.writeable = False
+    return {
+        "round": record.number,
+        "suspects": _frozen(record.suspects),
+        "culprit": record.culprit,
+        "stacks": stacks,
+        "coloured": _frozen(record.coloured),
+        "penalty": _frozen(record.penalty),
+    }
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -207,7 +263,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": _NO_MOVES} for a in self.agents}
+        start = {
+            **round_info(self.game, None),
+            "standings": 0,
+            "scores": _frozen(self.game.scores()),
+            "ended_by": _frozen([False] * self.num_players, bool),
+            "illegal_action_by": -1,
+        }
+        self.infos: dict[str, dict[str, Any]] = {a: dict(start) for a in self.agents}
         self._round_start_scores = self.game.scores()
         self._select_current()
 
@@ -217,7 +280,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.agent_selection = self.possible_agents[game.current_player]
         mask = _mask_for(tuple(game.legal_actions()))
         self._live_mask = mask
-        self.infos[self.agent_selection]["action_mask"] = mask
 
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -255,12 +317,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.infos[agent]["action_mask"] = _NO_MOVES
         record = game.apply_action(move)
         if record is not None:
-            result = record.as_info()
+            result = round_info(game, record)
+            counts = _frozen(game.scores())
             for info in self.infos.values():
-                info["round_result"] = result
+                info.update(result)
+                info["scores"] = counts
             if self.reward_mode == "markers":
                 scores = game.scores()
                 paid = markers_rewards(self._round_start_scores, scores)
@@ -300,9 +363,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
-        self.infos[agent]["action_mask"] = _NO_MOVES
         for a in self.agents:
-            self.infos[a]["illegal_action_by"] = agent
+            self.infos[a]["illegal_action_by"] = self.agent_name_mapping[agent]
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         return None
@@ -317,11 +379,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.truncations = dict.fromkeys(self.agents, True)
-        standings, scores = game.standings(), game.scores()
-        ended_by = game.end_triggers()
+        standings, scores = game.standings(), _frozen(game.scores())
+        ended_by = np.zeros(self.num_players, dtype=bool)
+        ended_by[game.end_triggers()] = True
+        ended_by.flags.writeable = False
         for a, seat in self.agent_name_mapping.items():
             info = self.infos[a]
-            info["action_mask"] = _NO_MOVES
             info["standings"] = standings[seat]
             info["scores"] = scores
             info["ended_by"] = ended_by

@@ -54,3 +54,9 @@ def scores_of(rules: str, coloured, penalty) -> list[int]:
 def outcome(scores: list[int]) -> list[float]:
     d = len(scores) - 1
     return [(sum(o > s for o in scores) - sum(o < s for o in scores)) / d for s in scores]
+
+
+def plain(value):
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value.tolist() if isinstance(value, np.ndarray) else copy.deepcopy(value)

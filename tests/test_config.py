@@ -12,6 +12,7 @@ from grove_env.rules import MAX_PLAYERS, RULE_SETS
 from grove_env.training.config import (
     ConfigError,
     OpponentMix,
+    RLlibSettings,
     TrainConfig,
     apply_overrides,
     config_from_dict,
@@ -40,7 +41,7 @@ def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
 
 def test_every_field_has_a_docstring() -> None:
     # pydantic reads the attribute docstrings (use_attribute_docstrings) as descriptions
-    for model in (TrainConfig, OpponentMix):
+    for model in (TrainConfig, OpponentMix, RLlibSettings):
         for name, info in model.model_fields.items():
             assert info.description, f"{model.__name__}.{name} has no docstring"
 

@@ -8,7 +8,15 @@ import random
 
 import numpy as np
 import pytest
-from env_playouts import culprit_policy, legal_of, outcome, play, random_policy, scores_of
+from env_playouts import (
+    culprit_policy,
+    legal_of,
+    outcome,
+    plain,
+    play,
+    random_policy,
+    scores_of,
+)
 from positions import TABLES
 
 from grove_env import grove_v0
@@ -33,8 +41,8 @@ def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> Non
         *_, (reward_, terminated, truncated, info) = turns
         assert truncated and not terminated, agent
         assert all(r == 0.0 for r, *_ in turns), agent
-        assert info["standings"] == 1 and info["ended_by"] == []
-        assert info["round_result"]["round"] == 3
+        assert info["standings"] == 1 and not info["ended_by"].any()
+        assert info["round"] == 3
         assert not any(t or tr for _, t, tr, _ in turns[:-1])
     assert env.agents == []
 
@@ -48,7 +56,6 @@ def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
     for a in env.agents:
         assert env.truncations[a] and not env.terminations[a]
         assert not env.observe(a)["action_mask"].any()
-        assert not env.infos[a]["action_mask"].any()
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
@@ -79,8 +86,8 @@ def test_outcome_rewards(rules: str, n: int) -> None:
             *_, (_, terminated, truncated, info) = seen[agent]
             assert terminated and not truncated
             assert info["standings"] == game.standings()[seat]
-            assert info["scores"] == game.scores()
-            assert info["ended_by"] == game.end_triggers() != []
+            assert info["scores"].tolist() == game.scores()
+            assert np.flatnonzero(info["ended_by"]).tolist() == game.end_triggers() != []
         assert sum(expected) == pytest.approx(0.0)
         worst = max(range(n), key=lambda s: game.scores()[s])
         if len(set(game.scores())) > 1:
@@ -156,7 +163,7 @@ def test_infos_and_masks_every_step(rules: str, n: int) -> None:
         game = raw.game
         for a in env.agents:
             mask = env.observe(a)["action_mask"]
-            np.testing.assert_array_equal(env.infos[a]["action_mask"], mask)
+            assert "action_mask" not in env.infos[a]  # the observation holds it
             assert mask.dtype == np.int8
             if a == agent and not (env.terminations[a] or env.truncations[a]):
                 assert legal_of({"action_mask": mask}) == game.legal_actions() != []
@@ -168,9 +175,40 @@ def test_infos_and_masks_every_step(rules: str, n: int) -> None:
         env.step(rng.choice(game.legal_actions()))
         if len(game.history) > rounds_seen:
             rounds_seen = len(game.history)
+            expected = game.history[-1].as_info()
+            expected["stacks"] = [s + [-1] * (n - len(s)) for s in expected["stacks"]]
             for a in env.agents:
-                result = env.infos[a]["round_result"]
-                assert set(result) == ROUND_RESULT_KEYS
-                assert result == game.history[-1].as_info()
+                result = {k: env.infos[a][k] for k in ROUND_RESULT_KEYS}
+                assert plain(result) == expected
                 assert result["round"] == rounds_seen
     assert rounds_seen == len(env.unwrapped.game.history) >= 1
+
+
+def shapes(info: dict) -> dict:
+    """Key -> (type, shape, dtype) of every entry."""
+    return {k: (type(v), np.shape(v), np.asarray(v).dtype) for k, v in info.items()}
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+@pytest.mark.parametrize("illegal_action", ["raise", "terminate"])
+def test_every_info_has_one_fixed_shape(rules: str, n: int, illegal_action: str) -> None:
+    """Libraries that stack infos in arrays (Tianshou) need the same keys and shapes always."""
+    env = grove_v0.env(num_players=n, rules=rules, illegal_action=illegal_action)
+    rng = random.Random(5)
+    seen = set()
+    for seed in range(3):
+        env.reset(seed=seed)
+        first = shapes(env.infos[env.agent_selection])
+        assert first["stacks"][1] == (3, n)
+        assert all(kind in (int, np.ndarray) for kind, *_ in first.values())
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, info = env.last()
+            assert shapes(info) == first, agent
+            seen.add((info["round"] > 0, info["standings"] > 0))
+            if terminated or truncated:
+                env.step(None)
+            elif illegal_action == "terminate" and seed == 2 and rng.random() < 0.05:
+                env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            else:
+                env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert seen == {(False, False), (True, False), (True, True)}

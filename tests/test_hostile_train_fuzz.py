@@ -47,7 +47,7 @@ def no_training(monkeypatch: pytest.MonkeyPatch) -> list[TrainConfig]:
     """``trainer.train`` replaced by a stub: a config that passes every check reaches it."""
     reached: list[TrainConfig] = []
 
-    def stub(cfg: TrainConfig) -> int:
+    def stub(cfg: TrainConfig, backend_run: object = None) -> int:
         reached.append(cfg)
         return 0
 

@@ -51,6 +51,9 @@ class ScriptedOpponents:
         self.seen.extend(observations.copy())
         return np.array([script(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
+    def label(self, kind: int) -> str:
+        return f"scripted {kind}"
+
 
 def random_deals(rules: str, n: int, rounds: int, seed: int) -> list[tuple[int, ...]]:
     rng = np.random.default_rng(seed)

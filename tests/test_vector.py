@@ -102,7 +102,7 @@ def differential(rules: str, n: int, reward: str, max_rounds: int, games: int, s
             if terminated or truncated:
                 ended.add(g)
                 assert result.final_ranks[g].tolist() == [env.infos[a]["standings"] for a in agents]
-                assert result.final_scores[g].tolist() == env.infos[agents[0]]["scores"]
+                assert result.final_scores[g].tolist() == env.infos[agents[0]]["scores"].tolist()
                 i = int(np.flatnonzero(result.ended_games == g)[0])
                 assert result.final_observations is not None
                 for seat, a in enumerate(agents):

@@ -8,8 +8,11 @@ Data flows one way, one module per step:
 :mod:`.features`       derived network inputs (culprit odds, stack sizes)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step
-:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, the SB3 ``VecEnv`` over
-                       the batched engine; one learner seat per game
+:mod:`.selfplay`       :class:`~.selfplay.SelfPlayGames`, the self-play core over the
+                       batched engine: one learner seat per game, opponents batched
+:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, its SB3 ``VecEnv`` face
+:mod:`.selfplay_env`   ``grove_env/SelfPlay-v0``, its ``gymnasium.vector.VectorEnv``
+                       face (no SB3), for any single-agent library and RLlib
 :mod:`.evaluate`       quick evaluation on the batched engine, and the final
                        tournament table
 :mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
@@ -19,6 +22,10 @@ Data flows one way, one module per step:
                        MaskablePPO, the callback that hooks the loop into ``learn``
 :mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
                        checkpoints, Ctrl-C), :func:`~.trainer.train`, ``resume``
+:mod:`.rllib_module`   the masked actor-critic RLlib trains, laid out like SB3's
+                       ``MlpPolicy`` (needs the ``rllib`` extra)
+:mod:`.rllib_backend`  ``backend: rllib``: RLlib's PPO with env runners on
+                       ``grove_env/SelfPlay-v0``, checkpoints, resume, policy export
 =====================  ==============================================================
 
 The policy's actor (masked logits as a plain torch function) and the model files are

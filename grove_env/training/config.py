@@ -119,6 +119,27 @@ class OpponentMix(BaseModel):
         return self
 
 
+class RLlibSettings(BaseModel):
+    """Ray RLlib's workers for ``backend: rllib`` (:mod:`grove_env.training.rllib_backend`)."""
+
+    model_config = STRICT
+
+    env_runners: Int = Field(2, ge=0)
+    """Env runner processes that sample in parallel (0: sample in the driver process)."""
+    envs_per_runner: Int = Field(256, ge=1)
+    """Games each env runner steps at once on the batched engine (``grove_env/SelfPlay-v0``)."""
+    learners: Int = Field(0, ge=0)
+    """Learner processes (0: the PPO update runs in the driver process)."""
+    cpus_per_env_runner: Float = Field(1.0, gt=0.0)
+    """CPUs Ray reserves for each env runner (fractions share a core)."""
+    num_cpus: Int | None = Field(None, ge=1)
+    """CPUs of the local Ray instance (``null``: all); ignored when joining a cluster
+    through ``RAY_ADDRESS``."""
+    node_ip_address: Text | None = None
+    """This machine's address when it joins a cluster through ``RAY_ADDRESS`` (``null``:
+    Ray's guess); ``127.0.0.1`` for nodes started with ``--node-ip-address=127.0.0.1``."""
+
+
 class TrainConfig(BaseModel):
     """Everything a training run needs; the YAML file lists a subset, the rest defaults."""
 
@@ -174,6 +195,12 @@ class TrainConfig(BaseModel):
     sizes (:mod:`grove_env.training.features`)."""
     seed: Int = Field(0, ge=0)
     """Seeds torch, numpy, the games and the opponents; part of the run name."""
+    backend: Literal["sb3", "rllib"] = "sb3"
+    """``sb3``: MaskablePPO in this process; ``rllib``: Ray RLlib's PPO with env runners
+    on the batched engine (``pip install grove-env[rllib]``; random and heuristic
+    opponents only, ``features: observation``)."""
+    rllib: RLlibSettings = RLlibSettings()  # frozen, so one shared default is safe
+    """Ray RLlib's workers (read with ``backend: rllib`` only)."""
 
     opponents: OpponentMix = OpponentMix()  # frozen, so one shared default is safe
     """Who plays the other seats (weights, normalised)."""
@@ -248,6 +275,21 @@ class TrainConfig(BaseModel):
                 raise ValueError(f"must divide num_envs * n_steps = {rollout}")
         return batch_size
 
+    @model_validator(mode="after")
+    def _what_rllib_supports(self) -> TrainConfig:
+        if self.backend != "rllib":
+            return self
+        if self.opponents.live or self.opponents.pool:
+            raise ValueError(
+                "backend rllib plays random and heuristic opponents only: "
+                "set opponents.live=0 and opponents.pool=0"
+            )
+        if self.opponents.random + self.opponents.heuristic <= 0:
+            raise ValueError("backend rllib needs opponents.random or opponents.heuristic > 0")
+        if self.features != "observation":
+            raise ValueError("backend rllib reads the plain observation: set features=observation")
+        return self
+
     @property
     def rollout_size(self) -> int:
         """Learner steps per PPO iteration."""
@@ -304,6 +346,8 @@ def _describe(error: ErrorDetails) -> str:
         must = _MUST[kind].format(**ctx)
     else:
         must = error["msg"].replace("Input should be", "must be", 1)
+    if not error["loc"]:  # a check across fields names its keys itself
+        return must
     return f"{_key(error['loc'])}: {must}, got {shown(error['input'])}"
 
 

@@ -123,6 +123,10 @@ class Opponents:
         return kinds.astype(np.int64)
 
     # ----------------------------------------------------------------- playing
+    def label(self, kind: int) -> str:
+        """The kind's name (every pool snapshot is ``"pool"``)."""
+        return KIND_NAMES[min(kind, POOL_0)]
+
     def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions ``int64[K]`` of opponent ``kind`` for K games at once."""
         if kind == RANDOM:

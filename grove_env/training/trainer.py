@@ -20,6 +20,7 @@ import math
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -272,7 +273,11 @@ def _step_of(ckpt: Path) -> int:
 
 
 # --------------------------------------------------------------------- entry points
-def train(cfg: TrainConfig) -> int:
+BackendRun = Callable[[TrainConfig, Path, bool], int]
+"""Another backend's ``run(cfg, run_dir, resume)`` (``backend: rllib``), given by train.py."""
+
+
+def train(cfg: TrainConfig, backend_run: BackendRun | None = None) -> int:
     """A new run of ``cfg``; returns the process exit code."""
     device = _device(cfg)  # a missing CUDA device stops the run before its directory exists
     run_dir = new_run_dir(cfg)
@@ -280,14 +285,19 @@ def train(cfg: TrainConfig) -> int:
         write_run_files(run_dir, cfg)
         record_run(run_dir, {}, cfg, device)
         print(f"run directory: {run_dir}", flush=True)
+        if backend_run is not None:
+            return backend_run(cfg, run_dir, False)
         return _run(Trainer(cfg, run_dir, device=device))
 
 
-def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
+def resume(
+    run_dir: str | Path, overrides: list[str] | None = None, backend_run: BackendRun | None = None
+) -> int:
     """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch).
 
     Everything is read and checked before anything is written: the lock, ``run.json``,
     ``metrics.csv``, the checkpoint; the resume is recorded once the checkpoint loaded.
+    (Another backend loads its own checkpoints; its resume is recorded before it starts.)
     """
     run_dir = Path(run_dir)
     if not (run_dir / "config.yaml").is_file():
@@ -308,6 +318,10 @@ def resume(run_dir: str | Path, overrides: list[str] | None = None) -> int:
     device = _device(cfg)
     with RunLock(run_dir):
         info = read_run_info(run_dir)
+        if backend_run is not None:
+            write_run_files(run_dir, cfg)
+            record_run(run_dir, info, cfg, device, resumed_from=cfg.backend)
+            return backend_run(cfg, run_dir, True)
         if (run_dir / "metrics.csv").exists():
             MetricsLog.read(run_dir / "metrics.csv")
         ckpt = checkpoint.latest_intact(run_dir)

@@ -1,0 +1,264 @@
+"""The self-play core over the batched engine: one learner seat per game, opponents batched.
+
+Both vectorised environments of the package are thin adapters over
+:class:`SelfPlayGames`: the SB3 ``VecEnv`` (:mod:`grove_env.training.vec_env`) and the
+standard ``gymnasium.vector.VectorEnv`` ``grove_env/SelfPlay-v0``
+(:mod:`grove_env.training.selfplay_env`). Neither SB3 nor Ray is imported here.
+
+Design
+------
+Slot ``b`` is game ``b`` of one :class:`grove_env.vector.VectorGame`, and in that
+game exactly one seat is the *learner* (``learner_seat[b]``). Every other seat is an
+opponent of some kind (:mod:`grove_env.training.opponents`): the learner's own live
+weights, a snapshot from the pool, the heuristic or random, or any agent spec
+(:class:`grove_env.training.selfplay_env.AgentOpponents`). So one network plays every
+seat, but each slot's trajectory is one seat's trajectory:
+
+* **Only the learner seat's own decisions enter the rollout.** Between two learner
+  decisions, :meth:`SelfPlayGames.advance` plays the opponents' moves, batched: all
+  games whose player to act has the same kind are answered in one call, then the
+  engine steps those games (``active`` mask), until every game is back at its
+  learner's turn. The learner therefore never sees an opponent's observation in this
+  slot, and a seat's value is never bootstrapped from another seat's state (the
+  pitfall of PettingZoo's action-mask tutorial, where one trajectory interleaves seats).
+* **Rewards reach the seat they belong to.** The reward of a step is
+  ``rewards[b, learner_seat[b]]`` summed over the learner's move and all the
+  opponent moves up to its next decision (or the game's end). The zero-sum terminal
+  reward of a game that an opponent's last accusation ends is thus paid at the
+  learner's last decision, losers included.
+* **Episodes are games.** ``done`` is set when the game ends; a game cut off at
+  ``max_rounds`` is a truncation (``truncated[b]``), and ``final_observations[b]`` is
+  the learner seat's last observation of that game, so a value can bootstrap from it.
+  Ended games are reset by the engine; the slot gets a new learner seat (rotating by
+  default, so the learner plays every seat equally often) and new opponents, and the
+  opponents who sit before the learner play their moves before the next observation.
+
+Reward modes: the engine's ``outcome`` (zero-sum, by rank) and ``markers`` (dense, per
+round), and ``win``, computed here: at the end of a finished game the learner gets
+its win points minus the fair share, ``1/k - 1/n`` for a k-way tie for first, else
+``-1/n`` (zero-sum, and exactly what the evaluations' win share measures).
+
+``infos[b]`` of an ended game holds ``episode`` (``r``: return, ``l``: learner
+decisions), ``win_points`` (1 for a sole win, 1/k for a k-way tie for first, else 0),
+``rank`` and ``opponents`` (the kind name of a ``game``-sampled table, else ``"mixed"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from grove_env.observation import OBS_SIZE
+from grove_env.standings import REWARD_MODES
+from grove_env.standings import win_points as seats_win_points
+from grove_env.training.opponents import NO_OPPONENT
+from grove_env.vector import StepResult, VectorGame
+
+REWARDS = (*REWARD_MODES, "win")
+"""Reward modes: the engine's two, and ``win`` (see the module docstring)."""
+
+
+class OpponentSeats(Protocol):
+    """Who plays the seats other than the learner's: seats kinds, and plays one kind batched."""
+
+    def sample(self, learner_seats: np.ndarray, num_players: int) -> np.ndarray: ...
+
+    def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+
+    def label(self, kind: int) -> str: ...
+
+
+def kind_label(opponents: OpponentSeats, kinds: np.ndarray) -> str:
+    """Name of the opponents at one table (``"mixed"`` if the seats differ)."""
+    opp = kinds[kinds != NO_OPPONENT]
+    if (opp == opp[0]).all():
+        return opponents.label(int(opp[0]))
+    return "mixed"
+
+
+def win_points(ranks: np.ndarray, seat: int) -> float:
+    """The seat's share of the win: 1/k if it is among k seats ranked first, else 0."""
+    return seats_win_points([int(r) for r in ranks])[seat]
+
+
+class SelfPlayGames:
+    """``num_envs`` games, each contributing its learner seat's decisions (see module doc)."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponents: OpponentSeats,
+        rules: str = "classic",
+        num_players: int = 4,
+        reward: str = "outcome",
+        max_rounds: int = 100,
+        learner_seat: str = "rotate",
+        seed: int | None = None,
+    ) -> None:
+        if learner_seat not in ("rotate", "random"):
+            raise ValueError(f"learner_seat must be 'rotate' or 'random', got {learner_seat!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.win_reward = reward == "win"
+        engine_reward = "outcome" if self.win_reward else reward
+        self.game = VectorGame(
+            num_envs,
+            rules,
+            num_players,
+            engine_reward,
+            max_rounds,
+            seed=seed,
+            final_observations=True,
+        )
+        self.opponents = opponents
+        self.num_players = num_players
+        self.learner_seat_mode = learner_seat
+        self._rng = np.random.default_rng(seed)
+        self._base_seed = seed
+        b = self.num_games = num_envs
+        self._slots = np.arange(b)
+        self.learner_seat = np.zeros(b, dtype=np.int64)
+        self.kinds = np.zeros((b, num_players), dtype=np.int64)
+        self._games_started = np.zeros(b, dtype=np.int64)
+        self._ep_return = np.zeros(b, dtype=np.float64)
+        self._ep_len = np.zeros(b, dtype=np.int64)
+        self._opp_obs = np.empty((b, OBS_SIZE), dtype=np.float32)
+        self.truncated = np.zeros(b, dtype=bool)
+        """Per slot: the game that ended in the last :meth:`advance` was cut off."""
+        self.final_observations = np.zeros((b, OBS_SIZE), dtype=np.float32)
+        """Per slot: the learner's last observation of the game that ended in the last step."""
+        self.results: dict[str, list[float]] = {}
+        """Per opponent label: ``[games, win points]`` since the last :meth:`pop_results`."""
+
+    # ----------------------------------------------------------------- stepping
+    def restart(self, seed: int | None) -> np.ndarray:
+        """Start every game afresh (``seed``: games and seating); the learners' observations."""
+        if seed is None and not self._games_started.any():
+            seed = self._base_seed
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game.reset(seed=None if seed is None else seed + 1)
+        self._games_started[:] = 0
+        self._new_games(self._slots)
+        dummy_rew = np.zeros(self.num_games, dtype=np.float32)
+        self._play_opponents(dummy_rew, np.ones(self.num_games, bool), [{}] * self.num_games)
+        return self.game.observe(self.learner_seat)
+
+    def advance(
+        self, actions: np.ndarray, active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Play the learners' ``actions`` (where ``active``), then the opponents.
+
+        Returns ``(rewards, dones, infos)``; :meth:`observe` gives the next observations.
+        """
+        b = self.num_games
+        rewards = np.zeros(b, dtype=np.float32)
+        dones = np.zeros(b, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(b)]
+        self.truncated[:] = False
+        if active is None:
+            self._ep_len += 1
+        else:
+            self._ep_len[active] += 1
+        self._absorb(self.game.step(actions, active=active), rewards, dones, infos)
+        self._play_opponents(rewards, dones, infos)
+        return rewards, dones, infos
+
+    def observe(self) -> np.ndarray:
+        """``float32[num_envs, 125]``: every slot's learner observation."""
+        return self.game.observe(self.learner_seat)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[num_envs, 10]``: the legal moves of every slot's learner seat."""
+        return self.game.action_masks()
+
+    # ----------------------------------------------------------------- statistics
+    def pop_results(self) -> dict[str, tuple[int, float]]:
+        """Games and mean win points per opponent label since the last call."""
+        out = {k: (int(g), p / g) for k, (g, p) in self.results.items() if g}
+        self.results = {}
+        return out
+
+    # ----------------------------------------------------------------- internals
+    def _new_games(self, rows: np.ndarray) -> None:
+        """Seat the learner and draw opponents for the games just (re)started in ``rows``."""
+        n = self.num_players
+        if self.learner_seat_mode == "rotate":
+            seats = (rows + self._games_started[rows]) % n
+        else:
+            seats = self._rng.integers(n, size=len(rows))
+        self.learner_seat[rows] = seats
+        self._games_started[rows] += 1
+        self.kinds[rows] = self.opponents.sample(seats, n)
+        self._ep_return[rows] = 0.0
+        self._ep_len[rows] = 0
+
+    def _play_opponents(
+        self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]
+    ) -> None:
+        """Opponents move, batched per kind, until every game waits for its learner."""
+        game = self.game
+        while True:
+            current = game.current_player
+            need = current != self.learner_seat
+            if not need.any():
+                return
+            obs = game.observe(out=self._opp_obs)
+            masks = game.action_masks()
+            kinds = self.kinds[self._slots, current]
+            actions = np.zeros(self.num_games, dtype=np.int64)
+            waiting = kinds[need]
+            for kind in np.unique(waiting):
+                rows = np.flatnonzero(need & (kinds == kind))
+                actions[rows] = self.opponents.act(int(kind), obs[rows], masks[rows])
+            self._absorb(game.step(actions, active=need), rewards, dones, infos)
+
+    def _absorb(
+        self,
+        result: StepResult,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict[str, Any]],
+    ) -> None:
+        """Credit the learner seats' rewards of one engine step; close games that ended.
+
+        Games already done in this step started a new game; what happens in it before
+        the learner's first decision belongs to no returned step (under both reward
+        modes nothing is paid there: a round needs the learner's accusation).
+        """
+        ended = result.ended_games
+        if self.win_reward:
+            r = np.zeros(self.num_games, dtype=np.float32)
+            for g in ended[result.terminated[ended]].tolist():
+                seat = int(self.learner_seat[g])
+                r[g] = win_points(result.final_ranks[g], seat) - 1.0 / self.num_players
+        else:
+            r = result.rewards[self._slots, self.learner_seat]
+        live = ~dones
+        rewards[live] += r[live]
+        self._ep_return[live] += r[live]
+        if not ended.size:
+            return
+        assert result.final_observations is not None
+        for i, g in enumerate(ended.tolist()):
+            assert not dones[g], "a game ended twice between two learner decisions"
+            seat = int(self.learner_seat[g])
+            ranks = result.final_ranks[g]
+            points = win_points(ranks, seat)
+            label = kind_label(self.opponents, self.kinds[g])
+            tally = self.results.setdefault(label, [0, 0.0])
+            tally[0] += 1
+            tally[1] += points
+            self.truncated[g] = bool(result.truncated[g])
+            self.final_observations[g] = result.final_observations[i, seat]
+            infos[g].update(
+                {
+                    "episode": {"r": float(self._ep_return[g]), "l": int(self._ep_len[g])},
+                    "win_points": points,
+                    "rank": int(ranks[seat]),
+                    "opponents": label,
+                }
+            )
+            dones[g] = True
+        self._new_games(ended)
