@@ -11,14 +11,13 @@ raises :class:`ConfigError`, one line naming the key, the value and what is allo
 >>> cfg = config_from_dict({"num_envs": 8, "batch_size": 64, "opponents": {"random": 1.0}})
 >>> cfg.num_envs, cfg.opponents.random
 (8, 1.0)
->>> config_from_dict({"num_env": 8})
-Traceback (most recent call last):
-...
-grove_env.training.config.ConfigError: unknown key 'num_env' (did you mean 'num_envs'?)
->>> config_from_dict({"rules": "modern"})
-Traceback (most recent call last):
-...
-grove_env.training.config.ConfigError: rules: must be one of 'classic', 'revised', got 'modern'
+>>> for bad in ({"num_env": 8}, {"rules": "modern"}):
+...     try:
+...         config_from_dict(bad)
+...     except ConfigError as e:
+...         print(e)
+unknown key 'num_env' (did you mean 'num_envs'?)
+rules: must be one of 'classic', 'revised', got 'modern'
 
 The rule-set names and each one's player counts come from
 :data:`grove_env.rules.RULE_SETS`. This module imports neither torch nor SB3, so a bad
@@ -27,8 +26,6 @@ config fails in a fraction of a second.
 
 from __future__ import annotations
 
-import difflib
-import reprlib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -43,34 +40,24 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from grove_env.rules import RULE_SETS, get_rules
+from grove_env.training.config_errors import (
+    ConfigError,
+    ConfigFileError,
+    describe,
+    problem,
+    shown,
+)
 
-
-class ConfigError(ValueError):
-    """A configuration problem, with a message that names the key and what is allowed."""
-
-
-class ConfigFileError(ConfigError):
-    """A config file that cannot be read as a YAML mapping (missing, unreadable, not text)."""
-
-
-_shown = reprlib.Repr()
-_shown.maxstring = _shown.maxother = _shown.maxlong = 60
-_shown.maxlist = _shown.maxdict = 6
-_shown.maxlevel = 3
-
-
-def shown(value: Any) -> str:
-    """A short repr for a message: a hostile value may be huge, deep or self-nesting."""
-    return _shown.repr(value)
-
-
-def _problem(e: Exception) -> str:
-    """A parser's complaint on one line, cut to a readable length."""
-    text = " ".join(str(e).split())
-    return text if len(text) <= 200 else text[:200] + "..."
+__all__ = [
+    "ConfigError",
+    "ConfigFileError",
+    "TrainConfig",
+    "config_from_dict",
+    "load_config",
+    "shown",
+]
 
 
 def _whole_float(value: Any) -> Any:
@@ -300,57 +287,6 @@ class TrainConfig(BaseModel):
         return self.model_dump()
 
 
-# ----------------------------------------------------------------- one-line errors
-_MUST = {  # pydantic error type -> what the value must be, from the error's context
-    "greater_than_equal": "must be >= {ge}",
-    "greater_than": "must be > {gt}",
-    "less_than_equal": "must be <= {le}",
-    "too_short": "must list at least {min_length} item(s)",
-    "literal_error": "must be one of {expected}",
-    "string_too_short": "must be a non-empty string",
-    "bool_type": "must be true or false",
-    "int_type": "must be an int",
-    "float_type": "must be a number",
-    "finite_number": "must be a finite number",
-    "list_type": "must be a list",
-    "string_type": "must be a string",
-    "model_type": "must be a mapping",
-}
-
-
-def _key(loc: tuple[int | str, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-
-
-def _unknown_key(loc: tuple[int | str, ...]) -> str:
-    *parents, key = loc
-    model: Any = TrainConfig
-    for parent in parents:  # only a nested mapping can hold an unknown key
-        model = model.model_fields[parent].annotation
-    prefix = "".join(f"{p}." for p in parents)
-    names = list(model.model_fields)
-    text = str(key) if isinstance(key, str) and len(key) <= 60 else shown(key)
-    close = difflib.get_close_matches(text, names, n=1)
-    if close:
-        return f"unknown key '{prefix}{text}' (did you mean '{prefix}{close[0]}'?)"
-    return f"unknown key '{prefix}{text}'; allowed keys: {', '.join(prefix + k for k in names)}"
-
-
-def _describe(error: ErrorDetails) -> str:
-    kind, ctx = error["type"], error.get("ctx", {})
-    if kind == "extra_forbidden":
-        return _unknown_key(error["loc"])
-    if kind == "value_error":
-        must = str(ctx["error"])
-    elif kind in _MUST:
-        must = _MUST[kind].format(**ctx)
-    else:
-        must = error["msg"].replace("Input should be", "must be", 1)
-    if not error["loc"]:  # a check across fields names its keys itself
-        return must
-    return f"{_key(error['loc'])}: {must}, got {shown(error['input'])}"
-
-
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and check a :class:`TrainConfig` from a plain mapping."""
     if not isinstance(data, dict):
@@ -364,7 +300,7 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
         # An unknown key (a typo) first: it may be why a needed key looks missing.
         errors = sorted(e.errors(include_url=False), key=lambda d: d["type"] != "extra_forbidden")
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ConfigError(_describe(errors[0]) + more) from None
+        raise ConfigError(describe(TrainConfig, errors[0]) + more) from None
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -379,7 +315,7 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             value = yaml.safe_load(raw) if raw.strip() else None
         except (yaml.YAMLError, ValueError, RecursionError) as e:
             raise ConfigError(
-                f"--set {key}: value {shown(raw)} is not valid YAML ({_problem(e)})"
+                f"--set {key}: value {shown(raw)} is not valid YAML ({problem(e)})"
             ) from None
         *parents, leaf = key.split(".")
         node = data
@@ -409,7 +345,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     except (yaml.YAMLError, ValueError, RecursionError) as e:
         # ValueError: e.g. an int of more digits than Python converts.
         raise ConfigFileError(
-            f"config file {str(path)!r} is not valid YAML: {_problem(e)}"
+            f"config file {str(path)!r} is not valid YAML: {problem(e)}"
         ) from None
     if data is None:
         return {}
