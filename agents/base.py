@@ -75,6 +75,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "heuristic": "grove_env.agents.heuristic:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
+    "cfr": "grove_env.agents.cfr:make",
 }
 
 
