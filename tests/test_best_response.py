@@ -176,3 +176,15 @@ def test_rigged_weights_are_checked():
         build_round_tree("classic", 2, deals=[(3, 4, 5, 6, 7, 0)], weights=[0.0])
     with pytest.raises(ValueError, match="permutation"):
         build_round_tree("classic", 2, deals=[(3, 4, 5, 6, 7, 7)])
+
+
+@pytest.mark.parametrize("rules", ["classic", "revised"])
+def test_every_deal_of_a_two_seat_round_replays_to_its_information_set(rules):
+    tree = build_round_tree(rules, 2, MarkerState(first_player=1))
+    encoder = ObservationEncoder(get_rules(rules), 2)
+    rng = np.random.default_rng(1)
+    for t, depth in enumerate(tree.depths):
+        for d, h in zip(rng.integers(len(tree.deals), size=150), rng.integers(3**t, size=150)):
+            game = replay(tree, int(d), int(h), t)
+            obs = encoder.encode(game, depth.seat)
+            assert np.array_equal(obs, depth.observations[depth.infoset[d, h]])

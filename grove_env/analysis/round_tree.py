@@ -226,9 +226,8 @@ def _view(tree: RoundTree, t: int) -> tuple[int, np.ndarray]:
         return seat, view
     now, known, looks, tampered = _after_swap(tree)
     h = np.arange(size)
-    if t < first:  # the swap decision: the two slots the look left seen
-        prefix = h
-        seen = np.arange(3)[None, :] != looks[prefix][:, None]
+    if t < first:  # the swap decision: the two slots the look (the history) left seen
+        seen = np.arange(3)[None, :] != h[:, None]
         view[:, :, 3:6] = np.where(seen[None], deals[:, None, n : n + 3], UNKNOWN)
         return seat, view
     prefix = h // 3 ** (t - first)
