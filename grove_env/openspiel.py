@@ -348,27 +348,3 @@ class GroveObserver:
 
 pyspiel.register_game(WHOLE_TYPE, GroveGame)
 pyspiel.register_game(ROUND_TYPE, GroveRoundGame)
-
-
-def spiel_policy(game: pyspiel.Game, probabilities: Any) -> Any:
-    """An OpenSpiel ``Policy`` from ``probabilities(observations[K, 125], masks[K, 10])``.
-
-    The policy sees each seat's observation tensor, as an agent in the env does, and is
-    asked once per distinct observation.
-    """
-    from open_spiel.python import policy as spiel  # part of the open_spiel wheel
-
-    seen: dict[bytes, dict[int, float]] = {}
-
-    class ObservationPolicy(spiel.Policy):
-        def action_probabilities(self, state: Any, player_id: Any = None) -> dict[int, float]:
-            seat = state.current_player() if player_id is None else player_id
-            obs = np.asarray(state.observation_tensor(seat), np.float32)[None]
-            mask = np.asarray(state.legal_actions_mask(seat), np.int8)[None]
-            key = obs.tobytes() + mask.tobytes()
-            if key not in seen:
-                probs = probabilities(obs, mask)[0]
-                seen[key] = {int(a): float(probs[a]) for a in np.flatnonzero(mask[0])}
-            return seen[key]
-
-    return ObservationPolicy(game, list(range(game.num_players())))

@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip(
 grove_openspiel = pytest.importorskip("grove_env.openspiel")
 
 from grove_env.analysis.best_response import exploitability  # noqa: E402
-from grove_env.analysis.policies import policy_of  # noqa: E402
+from grove_env.analysis.policies import policy_of, spiel_policy  # noqa: E402
 from grove_env.analysis.round_tree import build_round_tree, markers_reward_table  # noqa: E402
 from grove_env.observation import ObservationEncoder  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
@@ -105,6 +105,6 @@ def test_nash_conv_equals_openspiel_at_two_players(spec):
 
     game = pyspiel.load_game("python_grove_round(players=2,rules=classic)")
     policy = policy_of(spec)
-    theirs = nash_conv(game, grove_openspiel.spiel_policy(game, policy))
+    theirs = nash_conv(game, spiel_policy(game, policy))
     ours = exploitability(build_round_tree("classic", 2), policy).nash_conv
     assert ours == pytest.approx(theirs, abs=1e-6)

@@ -250,8 +250,7 @@ def _depth(tree: RoundTree, t: int, encoder: ObservationEncoder) -> Depth:
     for j in range(view.shape[2]):
         key = key * 10 + view[:, :, j]
     key = key * size + np.arange(size)[None, :]
-    uniq, first_at, inverse = np.unique(key.ravel(), return_index=True, return_inverse=True)
-    del uniq
+    _, first_at, inverse = np.unique(key.ravel(), return_index=True, return_inverse=True)
     obs = np.zeros((len(first_at), OBS_SIZE), np.float32)
     masks = np.zeros((len(first_at), NUM_ACTIONS), np.int8)
     for i, flat in enumerate(first_at):
