@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -99,6 +100,7 @@ def test_shimmy_api_test():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (~10 min each)")
 @pytest.mark.parametrize("spec", ["random", "greedy", "heuristic"])
 def test_nash_conv_equals_openspiel_at_two_players(spec):
     from open_spiel.python.algorithms.exploitability import nash_conv
