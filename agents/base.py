@@ -83,11 +83,13 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "follower": "grove_env.agents.styles:make_follower",
     "contrarian": "grove_env.agents.styles:make_contrarian",
     "bluffer": "grove_env.agents.styles:make_bluffer",
+    "cfr": "grove_env.agents.cfr:make",
 }
 
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
+  cfr        the solved two-player round (CFR+), shipped for 2-player tables
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
              policy .json; loads weights only, never runs code from the file
   sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN

@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [  # longest prefix wins
     ("grove_env.training", 3),
     ("grove_env.web", 3),
+    ("grove_env.analysis", 3),
+    ("grove_env.openspiel", 1),
     ("grove_env.agents", 2),
     ("grove_env.vector", 1),
     ("grove_env.grove_v0", 1),

@@ -1,0 +1,107 @@
+"""Exact best response and NashConv of one round, in NumPy over deals x histories.
+
+For a seat ``i`` against fixed policies of the others, the best response is found by
+backward induction over ``i``'s information sets: going up the tree, at a depth where
+``i`` acts, the counterfactual value of each action in an information set ``I`` is
+``sum over (deal, history) in I of chance x others' reach x value below``, and ``i``
+takes the best (perfect recall makes this exact). Elsewhere the value is the policy's
+expectation. NashConv is ``sum_i (best-response value_i - policy value_i)`` in
+markers (the env's ``markers`` reward), as OpenSpiel's ``nash_conv`` defines it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .policies import Policy, branch_probabilities
+from .round_tree import RoundTree
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """NashConv of a policy profile in one round, and each seat's parts."""
+
+    nash_conv: float
+    values: tuple[float, ...]
+    """Each seat's expected markers reward under the profile."""
+    best_response_values: tuple[float, ...]
+    """Each seat's value when it alone best-responds."""
+
+    @property
+    def gains(self) -> tuple[float, ...]:
+        """Each seat's best-response gain (``best_response_values - values``)."""
+        return tuple(b - v for b, v in zip(self.best_response_values, self.values))
+
+
+def node_policy(tree: RoundTree, probs: list[np.ndarray], t: int) -> np.ndarray:
+    """``float64[deals, 3**t, 3]``: branch probabilities at each depth-``t`` node."""
+    return probs[t][tree.depths[t].infoset]
+
+
+def policy_values(tree: RoundTree, probs: list[np.ndarray]) -> np.ndarray:
+    """Each seat's expected reward when every seat follows ``probs``."""
+    reach = tree.chance[:, None]
+    for t in range(tree.num_decisions):
+        reach = (reach[:, :, None] * node_policy(tree, probs, t)).reshape(len(tree.deals), -1)
+    return np.array([float((reach * tree.leaf_payoff(s)).sum()) for s in range(tree.num_players)])
+
+
+def others_reach(tree: RoundTree, probs: list[np.ndarray], seat: int) -> list[np.ndarray]:
+    """Per depth, chance x the other seats' reach of each node (``seat``'s own left out)."""
+    reach = [tree.chance[:, None]]
+    for t in range(tree.num_decisions - 1):
+        step = reach[-1][:, :, None]
+        if tree.depths[t].seat != seat:
+            step = step * node_policy(tree, probs, t)
+        else:
+            step = np.repeat(step, 3, axis=2)
+        reach.append(step.reshape(len(tree.deals), -1))
+    return reach
+
+
+def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> float:
+    """``seat``'s expected reward when it best-responds to the others' ``probs``."""
+    reach = others_reach(tree, probs, seat)
+    value = tree.leaf_payoff(seat)
+    for t in range(tree.num_decisions - 1, -1, -1):
+        below = value.reshape(len(tree.deals), 3**t, 3)
+        depth = tree.depths[t]
+        if depth.seat != seat:
+            value = (node_policy(tree, probs, t) * below).sum(axis=2)
+            continue
+        weighted = reach[t][:, :, None] * below
+        ids = depth.infoset.ravel()
+        q = np.stack(
+            [
+                np.bincount(ids, weights=weighted[:, :, b].ravel(), minlength=len(probs[t]))
+                for b in range(3)
+            ],
+            axis=1,
+        )
+        del weighted
+        best = q.argmax(axis=1)[depth.infoset]
+        value = np.take_along_axis(below, best[:, :, None], axis=2)[:, :, 0]
+    return float((tree.chance * value[:, 0]).sum())
+
+
+def exploitability(tree: RoundTree, policies: list[Policy] | Policy) -> Exploitability:
+    """NashConv of ``policies`` (one per seat, or one for every seat) in ``tree``'s round."""
+    if callable(policies):
+        policies = [policies] * tree.num_players
+    if len(policies) != tree.num_players:
+        raise ValueError(f"give one policy or {tree.num_players}, got {len(policies)}")
+    probs = branch_probabilities(tree, policies)
+    return exploitability_of(tree, probs)
+
+
+def exploitability_of(tree: RoundTree, probs: list[np.ndarray]) -> Exploitability:
+    """NashConv of branch probabilities per depth (as :func:`branch_probabilities` gives)."""
+    values = policy_values(tree, probs)
+    best = [best_response_value(tree, probs, s) for s in range(tree.num_players)]
+    return Exploitability(
+        nash_conv=float(sum(best) - values.sum()),
+        values=tuple(float(v) for v in values),
+        best_response_values=tuple(best),
+    )

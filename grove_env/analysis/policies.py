@@ -1,0 +1,120 @@
+"""Any agent as a policy: action probabilities for a batch of observations.
+
+A :data:`Policy` maps ``observations[K, 125]`` and ``masks[K, 10]`` to probabilities
+``float64[K, 10]`` that are zero on illegal actions and sum to one per row.
+:func:`policy_of` makes one from an agent or an agent spec:
+
+- an agent with ``action_probabilities(observations, masks)`` (the ``cfr`` agent) uses it;
+- ``random`` is uniform over the legal actions;
+- ``ppo:`` is the masked softmax of its actor (``deterministic=False``) or its most
+  likely legal action (the default, as it plays);
+- any other agent is taken to be deterministic (``greedy``, ``heuristic``): a one-hot
+  on the action its ``act`` picks.
+
+The tree calls the policy once per distinct observation, never per history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from grove_env.agents.base import make_agent
+from grove_env.agents.random_agent import RandomAgent
+
+from .round_tree import RoundTree
+
+Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def uniform(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Uniform over the legal actions."""
+    legal = np.asarray(masks, dtype=np.float64)
+    return legal / legal.sum(axis=1, keepdims=True)
+
+
+def policy_of(agent: Any, seed: int | None = 0) -> Policy:
+    """The policy of an agent or agent spec (see the module docstring)."""
+    if isinstance(agent, str):
+        agent = make_agent(agent, seed=seed)
+    if hasattr(agent, "action_probabilities"):
+        return agent.action_probabilities  # type: ignore[no-any-return]
+    if isinstance(agent, RandomAgent):
+        return uniform
+    if hasattr(agent, "actor"):
+        return _actor_policy(agent.actor, bool(getattr(agent, "deterministic", True)))
+
+    def deterministic(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        probs = np.zeros(masks.shape, dtype=np.float64)
+        for i, (o, m) in enumerate(zip(observations, masks)):
+            action = int(agent.act({"observation": o, "action_mask": m}))
+            if not m[action]:
+                raise ValueError(f"agent {agent.name!r} chose illegal action {action}")
+            probs[i, action] = 1.0
+        return probs
+
+    return deterministic
+
+
+def _actor_policy(actor: Any, deterministic: bool) -> Policy:
+    import torch  # the train extra, only for ppo: agents
+
+    def probabilities(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        legal = np.asarray(masks, dtype=bool)
+        with torch.no_grad():
+            logits = actor(torch.as_tensor(observations, dtype=torch.float32)).double().numpy()
+        logits = np.where(legal, logits, -np.inf)
+        if deterministic:
+            probs = np.zeros(legal.shape)
+            probs[np.arange(len(probs)), logits.argmax(axis=1)] = 1.0
+            return probs
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    return probabilities
+
+
+def branch_probabilities(tree: RoundTree, policies: list[Policy], batch: int = 4096) -> list:
+    """Per depth, ``float64[infosets, 3]``: probability of each branch (sorted legal action)."""
+    out = []
+    for depth in tree.depths:
+        policy = policies[depth.seat]
+        rows = []
+        for lo in range(0, len(depth.observations), batch):
+            obs = depth.observations[lo : lo + batch]
+            masks = depth.masks[lo : lo + batch]
+            probs = np.asarray(policy(obs, masks), dtype=np.float64)
+            if probs.shape != masks.shape:
+                raise ValueError(f"a policy returns shape {masks.shape}, got {probs.shape}")
+            if (probs[masks == 0] > 1e-12).any():
+                raise ValueError("a policy gave probability to an illegal action")
+            legal = probs[masks.astype(bool)].reshape(len(masks), 3)
+            rows.append(legal / legal.sum(axis=1, keepdims=True))
+        out.append(np.concatenate(rows))
+    return out
+
+
+def spiel_policy(game: Any, probabilities: Policy) -> Any:
+    """An OpenSpiel ``Policy`` of a game registered by :mod:`grove_env.openspiel`.
+
+    The policy sees each seat's observation tensor, as an agent in the env does, and is
+    asked once per distinct observation.
+    """
+    from open_spiel.python import policy as spiel  # part of the open_spiel wheel
+
+    seen: dict[bytes, dict[int, float]] = {}
+
+    class ObservationPolicy(spiel.Policy):
+        def action_probabilities(self, state: Any, player_id: Any = None) -> dict[int, float]:
+            seat = state.current_player() if player_id is None else player_id
+            obs = np.asarray(state.observation_tensor(seat), np.float32)[None]
+            mask = np.asarray(state.legal_actions_mask(seat), np.int8)[None]
+            key = obs.tobytes() + mask.tobytes()
+            if key not in seen:
+                probs = probabilities(obs, mask)[0]
+                seen[key] = {int(a): float(probs[a]) for a in np.flatnonzero(mask[0])}
+            return seen[key]
+
+    return ObservationPolicy(game, list(range(game.num_players())))
