@@ -74,7 +74,8 @@ AgentFactory = Callable[..., Agent]
 _REGISTRY: dict[str, str | AgentFactory] = {
     "random": "grove_env.agents.random_agent:make",
     "greedy": "grove_env.agents.greedy:make",
-    "heuristic": "grove_env.agents.heuristic:make",
+    "heuristic": "grove_env.agents.robust:make",
+    "heuristic-trust": "grove_env.agents.heuristic:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
     "sb3": "grove_env.agents.sb3:make",
