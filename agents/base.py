@@ -88,6 +88,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
 
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
+  heuristic-trust   the older heuristic that trusts earlier accusations
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
              policy .json; loads weights only, never runs code from the file

@@ -30,26 +30,33 @@ import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
 from grove_env.observation import (
+    OBS_SIZE,
     OFF_ACCUSATIONS,
     OFF_COLOURED,
+    OFF_DEALT,
     OFF_PENALTY,
     OFF_PHASE,
     OFF_PLAYERS,
     OFF_RULES,
     OFF_SEEN,
     OFF_TAMPERED,
+    OFF_TILES_IN_PLAY,
     OFF_UNSEEN,
     OFF_VICTIM,
-    OBS_SIZE,
 )
 from grove_env.resolution import CULPRIT_TABLE
 
 from .base import BaseAgent
-from .style_mixture import STYLES, mixture_tables
+from .style_mixture import STYLES, MixtureTables, mixture_tables
 
-OFF_KNOWN = 18  # dealt, received, spare: tiles whose place the seat knows (3 x 8)
+OFF_KNOWN = OFF_DEALT  # dealt, received, spare: tiles whose place the seat knows (3 x 8)
 
-_TRIPLES = np.array(np.unravel_index(np.arange(512), (8, 8, 8)))  # int[3, 512]
+MEMORY = 1 << 16
+"""How many single-observation decisions :meth:`RobustAgent.act` remembers."""
+
+PLAUSIBLE = 0.2
+"""A style counts for the worst case while its weight is at least this share of the top one."""
+
 _CULPRIT_ONE_HOT = np.eye(3)[np.maximum(CULPRIT_TABLE.reshape(-1), 0)]  # [512, 3]
 _CULPRIT_ONE_HOT[CULPRIT_TABLE.reshape(-1) < 0] = 0.0
 
@@ -58,7 +65,7 @@ _CULPRIT_ONE_HOT[CULPRIT_TABLE.reshape(-1) < 0] = 0.0
 class RobustParams:
     """Tunable parts of the robust heuristic (defaults chosen with the gauntlet)."""
 
-    trust: float = 0.0
+    trust: float = 0.5
     """How far the style mixture sharpens the culprit posterior (0: not at all)."""
 
     noise: float = 0.1
@@ -70,8 +77,12 @@ class RobustParams:
     swap_margin: float = 0.01
     """A swap must beat keeping by this much expected value to be played."""
 
+    caution: float = 0.0
+    """Weight of the worst case over the plausible styles (those at least
+    :data:`PLAUSIBLE` times as likely as the likeliest) against the mixture's value."""
+
     def __post_init__(self) -> None:
-        for f in ("trust", "noise"):
+        for f in ("trust", "noise", "caution"):
             v = getattr(self, f)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"RobustParams.{f} must be in [0, 1], got {v}")
@@ -82,27 +93,34 @@ class RobustParams:
 def culprit_posteriors(obs: np.ndarray) -> np.ndarray:
     """``float[K, 3]``: each row's exact culprit posterior from its own knowledge.
 
-    The unknown slots are ordered draws without replacement from the pool (the tiles in
-    play less every tile the seat has placed); all 512 tile triples at once.
+    The unknown slots are draws without replacement from the pool (the tiles in play
+    less every tile whose place the seat knows): one unknown slot is ``pool / N``; two
+    are ``(pool x pool - diag(pool)) / (N (N - 1))``. The joint law of the 512 tile
+    triples is built for all rows at once and summed per culprit slot.
     """
     k = obs.shape[0]
-    in_play = np.rint(obs[:, 10:18] * 2.0)
+    in_play = np.rint(obs[:, OFF_TILES_IN_PLAY : OFF_TILES_IN_PLAY + 8] * 2.0)
     seen = obs[:, OFF_SEEN : OFF_SEEN + 24].reshape(k, 3, 8)
     known = obs[:, OFF_KNOWN : OFF_KNOWN + 24].reshape(k, 3, 8).sum(axis=1)
     pool = in_play - known - seen.sum(axis=1) - obs[:, OFF_VICTIM : OFF_VICTIM + 8]
-    size = pool.sum(axis=1, keepdims=True)
+    size = np.maximum(pool.sum(axis=1), 2.0)[:, None]
     unknown = seen.sum(axis=2) == 0  # [K, 3]
-    prob = np.ones((k, 512))
-    drawn = np.zeros((k, 1))
-    for s in range(3):
-        t = _TRIPLES[s]
-        same = np.zeros((k, 512))
-        for r in range(s):
-            same += unknown[:, r : r + 1] * (_TRIPLES[r] == t)
-        draw = np.clip(pool[:, t] - same, 0.0, None) / np.maximum(size - drawn, 1.0)
-        prob *= np.where(unknown[:, s : s + 1], draw, seen[:, s, t])
-        drawn = drawn + unknown[:, s : s + 1]
-    q = prob @ _CULPRIT_ONE_HOT
+    slot = np.where(unknown[:, :, None], (pool / size)[:, None, :], seen)  # [K, 3, 8]
+    joint = np.einsum("ka,kb,kc->kabc", slot[:, 0], slot[:, 1], slot[:, 2])
+    # Two unknown slots share the pool: rescale the outer product, less its diagonal.
+    pairs = unknown.sum(axis=1) == 2
+    if pairs.any():
+        rows = np.flatnonzero(pairs)
+        n = size[rows]
+        twin = (pool[rows] / (n * (n - 1.0)))[:, :, None] * np.eye(8)  # [R, 8, 8]
+        fix = joint[rows] * (n / (n - 1.0))[:, :, None, None]
+        u = unknown[rows]
+        for r, s_, other in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
+            both = (u[:, r] & u[:, s_]).astype(float)[:, None, None, None]
+            term = np.einsum("kab,kc->kabc", twin, slot[rows, other])
+            fix -= both * np.moveaxis(term, 3, other + 1)
+        joint[rows] = fix
+    q = joint.reshape(k, 512) @ _CULPRIT_ONE_HOT
     return q / np.maximum(q.sum(axis=1, keepdims=True), 1e-12)
 
 
@@ -118,11 +136,21 @@ class RobustAgent(BaseAgent):
 
     def __init__(self, params: RobustParams | None = None) -> None:
         self.params = params or RobustParams()
+        self._decided: dict[bytes, int] = {}
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        """One row of :meth:`act_batch`; decisions are remembered by observation, since
+        the agent is deterministic and a tournament meets the same positions often."""
         obs = np.asarray(observation["observation"], dtype=np.float64).reshape(1, OBS_SIZE)
         mask = np.asarray(observation["action_mask"]).reshape(1, -1)
-        return int(self.act_batch(obs, mask)[0])
+        key = obs.tobytes() + mask.astype(np.int8).tobytes()
+        action = self._decided.get(key)
+        if action is None:
+            action = int(self.act_batch(obs, mask)[0])
+            if len(self._decided) >= MEMORY:
+                self._decided.clear()
+            self._decided[key] = action
+        return action
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for ``observations[K, 125]`` with ``masks[K, 10]``, as ``int64[K]``."""
@@ -166,29 +194,45 @@ class RobustAgent(BaseAgent):
         joint /= np.maximum(joint.sum(axis=(1, 2), keepdims=True), 1e-300)
         styles = joint.sum(axis=2, keepdims=True)
         belief = p.trust * joint + (1.0 - p.trust) * styles * q[:, None, :]
-        prob = np.einsum("kty,ktycs->kcys", belief, tables.later[history])  # [K, 3, 3, S]
-        return self._value(obs, n, tables, history, prob)
+        weight = belief.sum(axis=2)  # [K, T]
+        per_style = belief / np.maximum(weight[:, :, None], 1e-300)
+        ending = self._ending_values(obs, n, tables, history)  # [K, 3, 3, S]
+        value = np.einsum("kty,ktycs,kcys->ktc", per_style, tables.later[history], ending)
+        mixture = np.einsum("kt,ktc->kc", weight, value)
+        if p.caution <= 0.0:
+            return mixture
+        # Worst case over the styles that still explain the accusations reasonably.
+        plausible = weight >= PLAUSIBLE * weight.max(axis=1, keepdims=True)
+        worst = np.where(plausible[:, :, None], value, np.inf).min(axis=1)
+        return (1.0 - p.caution) * mixture + p.caution * worst
 
-    def _value(self, obs: np.ndarray, n: int, tables, history: np.ndarray, prob: np.ndarray):
+    def _ending_values(
+        self, obs: np.ndarray, n: int, tables: MixtureTables, history: np.ndarray
+    ) -> np.ndarray:
+        """``float[K, 3 own slot, 3 culprit, S]``: the value of every way the round ends.
+
+        Each distinct change of markers is scored once per row (``float[K, U]``) and
+        gathered into place by the tables' ``ending`` index.
+        """
         col0 = np.rint(obs[:, OFF_COLOURED : OFF_COLOURED + n] * 10.0)
         pen0 = np.rint(obs[:, OFF_PENALTY : OFF_PENALTY + n] * 10.0)
         penalty_scoring = bool(obs[0, OFF_RULES + 2])
+        dc, dp = tables.coloured[None], tables.penalty[None]  # [1, U, n]
         score0 = pen0 if penalty_scoring else col0 + pen0
-        ds = tables.score[history]  # [K, 3, 3, S, n]
-        behind = (score0[:, 1:] - score0[:, :1])[:, None, None, None, :] + (
-            ds[..., 1:] - ds[..., :1]
-        )
+        ds = dp if penalty_scoring else dc + dp
+        behind = (score0[:, 1:] - score0[:, :1])[:, None, :] + (ds[..., 1:] - ds[..., :1])
         scale = self.params.spread * np.sqrt(np.maximum(col0.min(axis=1) - 1.0, 1.0))
-        pairwise = np.tanh(behind / scale[:, None, None, None, None])
-        col = col0[:, None, None, None, :] + tables.coloured[history]
-        pen = pen0[:, None, None, None, :] + tables.penalty[history]
-        end_markers = np.rint(obs[:, OFF_RULES + 4] * 10.0)[:, None, None, None, None]
-        end_penalty = np.rint(obs[:, OFF_RULES + 5] * 10.0)[:, None, None, None, None]
+        pairwise = np.tanh(behind / scale[:, None, None])
+        col, pen = col0[:, None, :] + dc, pen0[:, None, :] + dp
+        end_markers = np.rint(obs[:, OFF_RULES + 4] * 10.0)[:, None, None]
+        end_penalty = np.rint(obs[:, OFF_RULES + 5] * 10.0)[:, None, None]
         ended = (col <= 0) | ((end_markers > 0) & (col + pen >= end_markers))
         ended |= (end_penalty > 0) & (pen >= end_penalty)
-        ended = ended.any(axis=4, keepdims=True)
-        pairwise = np.where(ended, np.sign(behind), pairwise)
-        return np.einsum("kcys,kcys->kc", prob, pairwise.mean(axis=4))
+        ended = ended.any(axis=2, keepdims=True)
+        value = np.where(ended, np.sign(behind), pairwise).mean(axis=2)  # [K, U]
+        index = tables.ending[history]
+        rows = np.arange(len(obs))[:, None]
+        return np.asarray(value[rows, index.reshape(len(obs), -1)].reshape(index.shape))
 
     # ------------------------------------------------------------------ swap
     def swap_choice(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -203,9 +247,9 @@ class RobustAgent(BaseAgent):
             variants[s + 1, :, OFF_TAMPERED : OFF_TAMPERED + 3] = np.eye(3)[s]
         values, _ = self.accusation_values(variants.reshape(4 * k, OBS_SIZE))
         best = values.max(axis=1).reshape(4, k)
-        can = masks[:, SWAP_0 : SWAP_0 + 3] & obs[:, OFF_SEEN : OFF_SEEN + 24].reshape(
-            k, 3, 8
-        ).any(axis=2)
+        can = masks[:, SWAP_0 : SWAP_0 + 3] & obs[:, OFF_SEEN : OFF_SEEN + 24].reshape(k, 3, 8).any(
+            axis=2
+        )
         swaps = np.where(can.T, best[1:], -np.inf)  # [3, K]
         choice = swaps.argmax(axis=0)
         play = swaps.max(axis=0) > best[0] + self.params.swap_margin
@@ -216,7 +260,7 @@ def _history_codes(obs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the code of this round's accusation history and the first player's
     ``unseen * 4 + tampered + 1`` (see :class:`~.style_mixture.MixtureTables`)."""
     acc = obs[:, OFF_ACCUSATIONS : OFF_ACCUSATIONS + 15].reshape(-1, 5, 3)
-    made = acc.any(axis=2)[:, :n]
+    made = np.asarray(acc.any(axis=2))[:, :n]
     count = made.sum(axis=1)
     slots = acc.argmax(axis=2)[:, :n]
     value = np.zeros(len(obs), dtype=np.int64)

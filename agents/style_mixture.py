@@ -56,10 +56,6 @@ SEES_CULPRIT = 0.85
 MISSES_CULPRIT = 0.55
 """Informed choice: probability that a seat who did not see the culprit accuses it."""
 
-MAX_LATER = 4
-SEQUENCES = 3**MAX_LATER
-"""Later accusation sequences are padded to ``3 ** 4`` (five players, first accuser)."""
-
 
 def history_code(accused: tuple[int, ...]) -> int:
     """Index of an accusation history: all shorter histories first, then base 3.
@@ -126,20 +122,22 @@ class MixtureTables:
     """Everything the robust heuristic needs that depends only on the public record.
 
     Attributes (``H`` histories in :func:`history_code` order, ``T`` styles):
-        later: ``float[H, T, 3 culprit, 3 own slot, 81]``, the probability of every
-            sequence of the later seats' accusations after the observer's (padded with
-            zeros beyond ``3 ** later``).
+        later: ``float[H, T, 3 culprit, 3 own slot, S]``, the probability of every
+            sequence of the later seats' accusations after the observer's, padded with
+            zeros from ``3 ** later`` to ``S = 3 ** (n - 1)``.
         likelihood: ``float[H, 12, T, 3 culprit]``, how likely the history was under
             each style and culprit; axis 1 is ``unseen * 4 + tampered + 1``
             (``tampered = -1``: no swap).
-        score: ``float[H, 3 own slot, 3 culprit, 81, n]``, each relative seat's change
-            of score count for every way the round ends.
-        coloured, penalty: the same for coloured and penalty markers.
+        ending: ``int[H, 3 own slot, 3 culprit, S]``, for every way the round ends,
+            the row of ``coloured`` and ``penalty`` that holds its marker changes.
+        coloured, penalty: ``float[U, n]``, the distinct changes of coloured and
+            penalty markers per relative seat that a round of this table can make
+            (few: 81 at four players), so the value function scores each once.
     """
 
     later: np.ndarray
     likelihood: np.ndarray
-    score: np.ndarray
+    ending: np.ndarray
     coloured: np.ndarray
     penalty: np.ndarray
 
@@ -149,7 +147,7 @@ def _later_sequences(
 ) -> np.ndarray:
     """``float[T, 3 culprit, 81]`` for the observer at position ``k`` accusing ``own``."""
     later = n - 1 - k
-    out = np.zeros((len(STYLES), 3, SEQUENCES))
+    out = np.zeros((len(STYLES), 3, 3 ** (n - 1)))
     for code, seq in enumerate(itertools.product(range(3), repeat=later)):
         p = np.ones((len(STYLES), 3))
         h, prev = list(heights), own
@@ -165,7 +163,11 @@ def _later_sequences(
 
 
 def _likelihood(
-    accused: tuple[int, ...], n: int, unseen: int, tampered: int | None, flags
+    accused: tuple[int, ...],
+    n: int,
+    unseen: int,
+    tampered: int | None,
+    flags: tuple[bool, bool, float],
 ) -> np.ndarray:
     """``float[T, 3 culprit]``: probability of the accusations ``accused`` per style."""
     p = np.ones((len(STYLES), 3))
@@ -181,15 +183,14 @@ def _likelihood(
 
 
 @lru_cache(maxsize=32)
-def mixture_tables(
-    n: int, returned: bool, penalty_scoring: bool, noise: float
-) -> MixtureTables:
+def mixture_tables(n: int, returned: bool, penalty_scoring: bool, noise: float) -> MixtureTables:
     """The :class:`MixtureTables` of one table kind (built once, then cached)."""
     flags = (returned, penalty_scoring, noise)
     hs = histories(n)
-    later = np.zeros((len(hs), len(STYLES), 3, 3, SEQUENCES))
+    sequences = 3 ** (n - 1)  # padded to the first accuser's number of later sequences
+    later = np.zeros((len(hs), len(STYLES), 3, 3, sequences))
     likelihood = np.ones((len(hs), 12, len(STYLES), 3))
-    changes = np.zeros((len(hs), 3, 3, SEQUENCES, 2, n))
+    changes = np.zeros((len(hs), 3, 3, sequences, 2, n))
     for code, accused in enumerate(hs):
         k = len(accused)
         heights = (accused.count(0), accused.count(1), accused.count(2))
@@ -205,8 +206,9 @@ def mixture_tables(
                 for tampered in (None, 0, 1, 2):
                     ut = unseen * 4 + (-1 if tampered is None else tampered) + 1
                     likelihood[code, ut] = _likelihood(accused, n, unseen, tampered, flags)
-    coloured, penalty = changes[..., 0, :], changes[..., 1, :]
-    score = penalty if penalty_scoring else coloured + penalty
-    for a in (later, likelihood, score, coloured, penalty):
+    distinct, ending = np.unique(changes.reshape(-1, 2 * n), axis=0, return_inverse=True)
+    ending = ending.reshape(changes.shape[:4])
+    coloured, penalty = distinct[:, :n].copy(), distinct[:, n:].copy()
+    for a in (later, likelihood, ending, coloured, penalty):
         a.flags.writeable = False
-    return MixtureTables(later, likelihood, score, coloured, penalty)
+    return MixtureTables(later, likelihood, ending, coloured, penalty)
