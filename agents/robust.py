@@ -211,12 +211,18 @@ class RobustAgent(BaseAgent):
     ) -> np.ndarray:
         """``float[K, 3 own slot, 3 culprit, S]``: the value of every way the round ends.
 
-        Each distinct change of markers is scored once per row (``float[K, U]``) and
-        gathered into place by the tables' ``ending`` index.
+        Each distinct change of markers is scored once per distinct standing (rows of
+        a batch often share their marker counts: a round's decisions do) and gathered
+        into place by the tables' ``ending`` index.
         """
-        col0 = np.rint(obs[:, OFF_COLOURED : OFF_COLOURED + n] * 10.0)
-        pen0 = np.rint(obs[:, OFF_PENALTY : OFF_PENALTY + n] * 10.0)
+        counts = np.rint(obs[:, OFF_COLOURED : OFF_PENALTY + 5] * 10.0)
+        standings, which = np.unique(counts, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        col0, pen0 = standings[:, :n], standings[:, 5 : 5 + n]
         penalty_scoring = bool(obs[0, OFF_RULES + 2])
+        first = np.zeros(len(standings), dtype=np.int64)
+        first[which] = np.arange(len(obs))
+        ends = obs[first]
         dc, dp = tables.coloured[None], tables.penalty[None]  # [1, U, n]
         score0 = pen0 if penalty_scoring else col0 + pen0
         ds = dp if penalty_scoring else dc + dp
@@ -224,15 +230,15 @@ class RobustAgent(BaseAgent):
         scale = self.params.spread * np.sqrt(np.maximum(col0.min(axis=1) - 1.0, 1.0))
         pairwise = np.tanh(behind / scale[:, None, None])
         col, pen = col0[:, None, :] + dc, pen0[:, None, :] + dp
-        end_markers = np.rint(obs[:, OFF_RULES + 4] * 10.0)[:, None, None]
-        end_penalty = np.rint(obs[:, OFF_RULES + 5] * 10.0)[:, None, None]
+        end_markers = np.rint(ends[:, OFF_RULES + 4] * 10.0)[:, None, None]
+        end_penalty = np.rint(ends[:, OFF_RULES + 5] * 10.0)[:, None, None]
         ended = (col <= 0) | ((end_markers > 0) & (col + pen >= end_markers))
         ended |= (end_penalty > 0) & (pen >= end_penalty)
         ended = ended.any(axis=2, keepdims=True)
-        value = np.where(ended, np.sign(behind), pairwise).mean(axis=2)  # [K, U]
+        value = np.where(ended, np.sign(behind), pairwise).mean(axis=2)  # [standings, U]
         index = tables.ending[history]
-        rows = np.arange(len(obs))[:, None]
-        return np.asarray(value[rows, index.reshape(len(obs), -1)].reshape(index.shape))
+        flat = value[which[:, None], index.reshape(len(obs), -1)]
+        return np.asarray(flat.reshape(index.shape))
 
     # ------------------------------------------------------------------ swap
     def swap_choice(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
