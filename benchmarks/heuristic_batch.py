@@ -5,7 +5,8 @@ every phase, the seat to act), collected once. ``single`` times ``agent.act`` on
 of them in turn; ``batch`` times one ``agent.act_batch`` call on ``K`` of them at
 once. Every repeat measures both, so that load from other processes falls on them
 alike, and the table shows the median rate of each over ``--repeats`` and the ratio
-of the medians. The agent's tables for the table kind are built before timing.
+of the medians. Each repeat uses a fresh agent, so ``single`` never meets a position
+it has decided before; one untimed batch call first builds the agent's tables.
 
 Usage::
 
@@ -49,7 +50,10 @@ def positions(rules: str, players: int, count: int, seed: int = 0) -> tuple[np.n
 def measure(spec: str, obs: np.ndarray, masks: np.ndarray, single_rows: int) -> tuple[float, float]:
     """``(single, batch)`` decisions per second of the agent ``spec`` on these positions."""
     agent = make_agent(spec)
-    agent.act_batch(obs[:8], masks[:8])  # build the tables outside the timing
+    # Outside the timing: build the agent's tables and touch the batch's work memory
+    # once (a batched caller such as the vector environment calls it every step).
+    # ``act_batch`` does not fill the memory of single decisions that ``act`` keeps.
+    agent.act_batch(obs, masks)
     start = time.perf_counter()
     for o, m in zip(obs[:single_rows], masks[:single_rows]):
         agent.act({"observation": o, "action_mask": m})
