@@ -65,7 +65,7 @@ _CULPRIT_ONE_HOT[CULPRIT_TABLE.reshape(-1) < 0] = 0.0
 class RobustParams:
     """Tunable parts of the robust heuristic (defaults chosen with the gauntlet)."""
 
-    trust: float = 0.5
+    trust: float = 1.0
     """How far the style mixture sharpens the culprit posterior (0: not at all)."""
 
     noise: float = 0.1

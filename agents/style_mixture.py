@@ -19,6 +19,8 @@ rest shared by the other slots. The styles (:data:`STYLES`) act on that choice:
 * ``follower``: the previous accusation (the informed choice as the first accuser);
 * ``contrarian``: the informed choice restricted to the shortest stacks;
 * ``piler``: while later seats remain, a slot other than ``x``; the last seat greedy;
+* ``informed``: the culprit with probability :data:`INFORMED`, seen or not (a seat
+  whose private tiles tell it more than the slots it saw, as greedy seats often are);
 * ``stack-avoider``: the slot with the lowest expected marker cost
   (:func:`grove_env.agents.styles.expected_marker_cost`), reading the informed choice
   as its culprit posterior.
@@ -48,6 +50,7 @@ STYLES: tuple[str, ...] = (
     "contrarian",
     "piler",
     "stack-avoider",
+    "informed",
 )
 """The styles of table the mixture weighs, in the order of the tables' style axis."""
 
@@ -55,6 +58,8 @@ SEES_CULPRIT = 0.85
 """Informed choice: probability that a seat who saw the culprit accuses it."""
 MISSES_CULPRIT = 0.55
 """Informed choice: probability that a seat who did not see the culprit accuses it."""
+INFORMED = 0.9
+"""``informed``: probability that a seat accuses the culprit, seen or not."""
 
 
 def history_code(accused: tuple[int, ...]) -> int:
@@ -95,6 +100,8 @@ def seat_policy(
         return np.full((3, 3), 1.0 / 3.0)
     if style == "greedy" or (style == "follower" and prev is None):
         pol = choice
+    elif style == "informed":
+        pol = np.full((3, 3), (1.0 - INFORMED) / 2.0) + np.eye(3) * (1.5 * INFORMED - 0.5)
     elif style == "follower":
         pol = np.zeros((3, 3))
         pol[:, prev] = 1.0
