@@ -74,8 +74,8 @@ AgentFactory = Callable[..., Agent]
 _REGISTRY: dict[str, str | AgentFactory] = {
     "random": "grove_env.agents.random_agent:make",
     "greedy": "grove_env.agents.greedy:make",
-    "heuristic": "grove_env.agents.robust:make",
-    "heuristic-trust": "grove_env.agents.heuristic:make",
+    "heuristic": "grove_env.agents.heuristic:make",
+    "robust": "grove_env.agents.robust:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
     "sb3": "grove_env.agents.sb3:make",
@@ -89,7 +89,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
 
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
-  heuristic-trust   the older heuristic that trusts earlier accusations
+  robust     a heuristic over a mixture of opponent styles, batched (issue 10, in progress)
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
   cfr        the solved two-player round (CFR+), shipped for 2-player tables
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a

@@ -1,4 +1,4 @@
-"""``heuristic-trust``: a one-round look-ahead on the final standing, for every table.
+"""``heuristic``: a one-round look-ahead on the final standing, for every table.
 
 This is the older heuristic, which trusts that earlier accusers point at the likely
 culprit; the registry's ``heuristic`` is now :mod:`grove_env.agents.robust`.
@@ -37,7 +37,7 @@ swapping is worth against each kind of opponent, are measured in the README's
 benchmarks, not here.
 
 >>> from grove_env.agents.base import make_agent
->>> agent = make_agent("heuristic-trust:trust=0.5", seed=0)
+>>> agent = make_agent("heuristic:trust=0.5", seed=0)
 >>> agent.params.trust
 0.5
 """
@@ -235,5 +235,5 @@ def parse_params(arg: str | None) -> HeuristicParams:
 
 
 def make(arg: str | None = None, seed: int | None = None) -> HeuristicAgent:
-    """Registry factory: ``heuristic-trust`` or ``heuristic-trust:trust=0.5``; deterministic."""
+    """Registry factory: ``heuristic`` or ``heuristic:trust=0.5``; deterministic."""
     return HeuristicAgent(parse_params(arg))

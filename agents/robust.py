@@ -1,6 +1,6 @@
-"""``heuristic``: a one-round look-ahead that is not fooled by the other seats' style.
+"""``robust``: a one-round look-ahead that is not fooled by the other seats' style.
 
-The value of an accusation is the old heuristic's (``heuristic-trust``,
+The value of an accusation is the old heuristic's (``heuristic``,
 :mod:`grove_env.agents.heuristic`): over every way the round can end, each seat's
 score change is scored by ``tanh(x / (spread * sqrt(rounds left)))`` against each other
 seat ``x`` markers behind, or ``sign(x)`` where the ending ends the game. What changed is
@@ -132,7 +132,7 @@ def _one_hot_index(block: np.ndarray, default: int) -> np.ndarray:
 class RobustAgent(BaseAgent):
     """Accuses the slot with the best value under the style mixture (module doc)."""
 
-    name = "heuristic"
+    name = "robust"
 
     def __init__(self, params: RobustParams | None = None) -> None:
         self.params = params or RobustParams()
@@ -157,7 +157,7 @@ class RobustAgent(BaseAgent):
         obs = np.asarray(observations, dtype=np.float64)
         masks = np.asarray(masks) != 0
         if not masks.any(axis=1).all():
-            raise ValueError("heuristic agent asked to act with an all-zero action mask")
+            raise ValueError("robust agent asked to act with an all-zero action mask")
         phase = obs[:, OFF_PHASE : OFF_PHASE + 4].argmax(axis=1)
         actions = np.full(len(obs), LEAVE_0, dtype=np.int64)
         accuse = phase == int(Phase.ACCUSE)
@@ -300,7 +300,7 @@ def parse_params(arg: str | None) -> RobustParams:
         key = key.strip()
         if not sep or key not in known:
             raise ValueError(
-                f"heuristic options are key=value pairs with keys {sorted(known)}, got {item!r}"
+                f"robust options are key=value pairs with keys {sorted(known)}, got {item!r}"
             )
         kwargs[key] = float(value)
     return RobustParams(**kwargs)

@@ -1,6 +1,6 @@
 """How the robust heuristic expects the other seats to accuse: a mixture of styles.
 
-The old heuristic (``heuristic-trust``) assumes that the other seats accuse the likely
+The old heuristic (``heuristic``) assumes that the other seats accuse the likely
 culprit, so a seat that accuses a sure innocent on purpose (a piler, a stack-avoider at
 classic) makes it believe in the wrong culprit and walk onto the stack. This model
 instead keeps one hypothesis per *style* of table (all other seats play one style, as

@@ -1,4 +1,4 @@
-"""The trusting heuristic (``heuristic-trust``): legal play, posteriors, score changes.
+"""The trusting heuristic (``heuristic``): legal play, posteriors, score changes.
 
 Positions are built on forced deals (seats' tiles, suspect slots 0, 1, 2, victim).
 Culprit rule: with a 5 among the suspects the lowest number is guilty, otherwise the
@@ -116,7 +116,7 @@ def test_revised_scores_only_penalties():
 # --------------------------------------------------------------------- look, swap, mask
 def test_look_leaves_slot_0_and_swap_is_legal():
     g = Game("classic", 4, deals=[DEAL_4P])
-    agent = make_agent("heuristic-trust")
+    agent = make_agent("heuristic")
     assert agent.act(observe(g, 0)) == LEAVE_0
     play(g, LEAVE_0)
     obs = observe(g, 0)
@@ -136,13 +136,13 @@ def test_a_narrower_mask_is_respected_and_an_empty_one_refused():
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_heuristic_never_picks_a_masked_action(rules, n):
     """Heuristic in every seat but one (random), ~1500 decisions per table."""
-    decisions = count_legal_decisions(make_agent("heuristic-trust"), rules, n, 1000, 1500)
+    decisions = count_legal_decisions(make_agent("heuristic"), rules, n, 1000, 1500)
     assert decisions >= 1500
 
 
 def test_act_batch_matches_act():
     env = grove_v0.raw_env(num_players=3, rules="revised")
-    agent, rnd = make_agent("heuristic-trust"), make_agent("random", seed=0)
+    agent, rnd = make_agent("heuristic"), make_agent("random", seed=0)
     rows, masks = [], []
     env.reset(seed=3)
     while len(rows) < 40:
@@ -163,12 +163,12 @@ def test_act_batch_matches_act():
 
 # --------------------------------------------------------------------- factory, script
 def test_params_from_spec():
-    assert make_agent("heuristic-trust").params == HeuristicParams()
-    agent = make_agent("heuristic-trust:trust=0.3, noise=0.1")
+    assert make_agent("heuristic").params == HeuristicParams()
+    agent = make_agent("heuristic:trust=0.3, noise=0.1")
     assert (agent.params.trust, agent.params.noise) == (0.3, 0.1)
     assert parse_params(None) == HeuristicParams()
     with pytest.raises(ValueError, match="key=value"):
-        make_agent("heuristic-trust:depth=3")
+        make_agent("heuristic:depth=3")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         HeuristicParams(trust=1.5)
 

@@ -1,7 +1,7 @@
 """The robust heuristic: legal play everywhere, batch == single, and a piler's stack.
 
 The agent is registered as ``heuristic``; the old trusting one stays as
-``heuristic-trust`` (its reference tests are in ``test_heuristic.py``).
+``heuristic`` (its reference tests are in ``test_heuristic.py``).
 """
 
 from __future__ import annotations
@@ -47,13 +47,13 @@ def random_positions(rules: str, n: int, count: int, seed: int):
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_never_picks_a_masked_action(rules, n):
     """The robust heuristic in every seat but one (random), ~300 decisions per table."""
-    assert count_legal_decisions(make_agent("heuristic"), rules, n, 2000, 300) >= 300
+    assert count_legal_decisions(make_agent("robust"), rules, n, 2000, 300) >= 300
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_act_batch_matches_act_row_by_row(rules, n):
     rows, masks = random_positions(rules, n, 60, seed=n)
-    agent = make_agent("heuristic:trust=0.5")
+    agent = make_agent("robust:trust=0.5")
     batch = agent.act_batch(rows, masks)
     single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks)]
     assert batch.tolist() == single
@@ -86,8 +86,8 @@ def test_the_old_model_walks_onto_a_pilers_stack_and_the_new_one_does_not():
     d = decode(obs["observation"])
     assert [slot for _, slot in d.accusations] == [0, 1]
     assert posterior(d) == pytest.approx((0.0, 0.25, 0.75))
-    assert make_agent("heuristic-trust").act(obs) == ACCUSE_0
-    assert make_agent("heuristic").act(obs) == ACCUSE_0 + 2
+    assert make_agent("heuristic").act(obs) == ACCUSE_0
+    assert make_agent("robust").act(obs) == ACCUSE_0 + 2
 
 
 def test_history_codes_cover_every_history_once():
@@ -104,10 +104,10 @@ def test_mixture_tables_are_distributions():
 
 
 def test_params_from_spec_and_errors():
-    assert make_agent("heuristic").params == RobustParams()
+    assert make_agent("robust").params == RobustParams()
     assert parse_params("trust=0.3, noise=0.2") == RobustParams(trust=0.3, noise=0.2)
     with pytest.raises(ValueError, match="key=value"):
-        make_agent("heuristic:depth=3")
+        make_agent("robust:depth=3")
     with pytest.raises(ValueError, match=r"trust must be in \[0, 1\]"):
         RobustParams(trust=1.5)
     obs = observe(play(Game("classic", 4), LEAVE_0, KEEP), 0)
