@@ -238,16 +238,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_space
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._action_space
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: str) -> str:
+        if agent not in self.observation_spaces:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return agent
 
     # ----------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._seeder = random.Random(seed)
-            self._action_space.seed(seed)
+        # Everything is checked, and the game dealt, before any state changes: a rejected
+        # seed, option or deal leaves the env as it was.
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         deals = []
         if options:
             unknown = set(options) - {"deal"}
@@ -255,9 +265,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 gymnasium.logger.warn(f"grove_v0 ignores reset options {sorted(unknown)}")
             if options.get("deal") is not None:
                 deals.append(options["deal"])
-        self.game = Game(
-            self.rule_set, self.num_players, seed=self._seeder.getrandbits(64), deals=deals
-        )
+        seeder = random.Random(seed) if seed is not None else self._seeder
+        state = seeder.getstate()
+        try:
+            game = Game(self.rule_set, self.num_players, seed=seeder.getrandbits(64), deals=deals)
+        except (ValueError, TypeError):
+            seeder.setstate(state)
+            raise
+        if seed is not None:
+            self._seeder = seeder
+            self._action_space.seed(int(seed))
+        self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

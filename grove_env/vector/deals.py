@@ -59,9 +59,13 @@ class Dealer:
                 f"deals must have shape ({b}, {t}) or ({b}, R, {t}) for a {self.rules.name} "
                 f"game of {self.num_players} players, got {np.shape(deals)}"
             )
-        chosen = np.ones(b, dtype=bool) if games is None else np.asarray(games, dtype=bool)
-        if chosen.shape != (b,):
-            raise ValueError(f"games must be bool[{b}], got shape {chosen.shape}")
+        if not np.issubdtype(deals.dtype, np.integer):
+            raise ValueError(f"deals must be integer tile values, got {deals.dtype}")
+        chosen = np.ones(b, dtype=bool) if games is None else np.asarray(games)
+        if chosen.shape != (b,) or chosen.dtype != bool:  # indices would be read as a mask
+            raise ValueError(
+                f"games must be a bool[{b}] mask, got {chosen.dtype}{list(chosen.shape)}"
+            )
         rows = np.flatnonzero(chosen)
         picked = deals[rows]
         bad = (np.sort(picked, axis=2) != self.tile_values).any(axis=2)

@@ -1,0 +1,83 @@
+"""Hostile input to the env and the batched engine: a clear error, and nothing changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grove_env import grove_v0
+from grove_env.vector import VectorGame
+from grove_env.vector.state import INDEX_TO_VALUE
+
+DEAL = np.array([[3, 4, 5, 6, 7, 8, 0, 2]] * 3)
+
+
+def fresh_env():
+    env = grove_v0.env(num_players=3)
+    env.reset(seed=1)
+    return env
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5, "3", [1]])
+def test_a_rejected_seed_is_not_kept(seed) -> None:
+    env, twin = fresh_env(), fresh_env()
+    with pytest.raises(ValueError, match=r"^seed must be an int >= 0 or None, got "):
+        env.reset(seed=seed)
+    env.reset()
+    twin.reset()  # the next unseeded deal is the one it would have been
+    assert env.unwrapped.game.history == twin.unwrapped.game.history
+    assert env.observe("player_0")["observation"].tobytes() == (
+        twin.observe("player_0")["observation"].tobytes()
+    )
+
+
+def test_a_rejected_deal_keeps_the_seed_stream() -> None:
+    env, twin = fresh_env(), fresh_env()
+    with pytest.raises(ValueError, match="lists 7 tiles"):
+        env.reset(options={"deal": [1, 2, 3]})
+    env.reset()
+    twin.reset()
+    assert env.observe("player_1")["observation"].tobytes() == (
+        twin.observe("player_1")["observation"].tobytes()
+    )
+
+
+@pytest.mark.parametrize("options", ["deal", ["deal"], 3])
+def test_options_must_be_a_dict(options) -> None:
+    env = fresh_env()
+    with pytest.raises(TypeError, match=r"^options must be a dict or None, got "):
+        env.reset(options=options)
+    assert env.agents == env.possible_agents  # still the game it had
+
+
+@pytest.mark.parametrize("agent", ["nobody", "player_3", 0])
+def test_spaces_of_unknown_agents(agent) -> None:
+    env = fresh_env()
+    for space in (env.observation_space, env.action_space):
+        with pytest.raises(ValueError, match=r"^unknown agent .*; the agents are \['player_0'"):
+            space(agent)
+    assert env.action_space("player_2").n == 10
+
+
+def test_force_deals_refuses_floats_and_index_lists() -> None:
+    vg = VectorGame(3, "classic", 4, seed=0)
+    before = vg.observe().copy()
+    with pytest.raises(ValueError, match=r"^deals must be integer tile values, got float64$"):
+        vg.force_deals(DEAL.astype(float))
+    with pytest.raises(ValueError, match=r"^games must be a bool\[3\] mask, got int64\[3\]$"):
+        vg.force_deals(DEAL, games=np.array([0, 1, 1]))
+    with pytest.raises(ValueError, match=r"^games must be a bool\[3\] mask, got int64\[2\]$"):
+        vg.force_deals(DEAL, games=np.array([0, 2]))
+    np.testing.assert_array_equal(vg.observe(), before)
+    vg.force_deals(DEAL, games=np.array([True, False, True]))  # a mask is fine
+    vg.reset()
+    suspects = INDEX_TO_VALUE[vg.state.suspects]  # [slot, game]
+    assert suspects[:, 0].tolist() == suspects[:, 2].tolist() == [7, 8, 0]
+
+
+@pytest.mark.parametrize("actions", [np.zeros((3, 1), int), np.zeros(2, int), np.zeros(3)])
+def test_wrong_batches_name_the_shape_they_got(actions) -> None:
+    vg = VectorGame(3, "classic", 4, seed=0)
+    with pytest.raises(ValueError) as err:
+        vg.step(actions)
+    assert str(err.value) == f"actions must be int[3], got {actions.dtype}{list(actions.shape)}"
