@@ -32,7 +32,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grove_env.rules import get_rules
+
 from .base import agent_names, make_agent, parse_spec
+from .cfr import data_file
 from .styles import STYLE_NAMES
 from .tournament import TournamentError, run_tournament
 
@@ -178,16 +181,18 @@ def _figures(c: GauntletCell) -> dict[str, float]:
     return {"win_share": c.win_share, "ci_low": c.ci_low, "ci_high": c.ci_high}
 
 
-def opponents() -> tuple[list[tuple[str, bool]], list[str]]:
+def opponents(rules: str, num_players: int) -> tuple[list[tuple[str, bool]], list[str]]:
     """``(opponent, rule_based)`` pairs to play, and a note for each reference skipped."""
     known = set(agent_names())
     played = [(name, True) for name in RULE_BASED]
     notes = []
     for name in REFERENCES:
-        if name in known:
-            played.append((name, False))
-        else:
+        if name not in known:
             notes.append(f"{name!r} is not a registered agent here; skipped")
+        elif name == "cfr" and not data_file(rules, num_players).is_file():
+            notes.append(f"'cfr' ships no solved strategy for {rules} with {num_players}; skipped")
+        else:
+            played.append((name, False))
     return played, notes
 
 
@@ -211,7 +216,7 @@ def run_gauntlet(
         make_agent(spec, seed=seed)
     except ImportError as exc:
         raise ValueError(f"agent {spec!r} is not available here: {exc}") from None
-    played, notes = opponents()
+    played, notes = opponents(get_rules(rules).name, num_players)
     cells = []
     total = games
     for opponent, rule_based in played:

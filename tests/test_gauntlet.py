@@ -52,12 +52,18 @@ def test_mean_and_worst_count_only_the_rule_based_styles() -> None:
 
 def test_cfr_is_skipped_with_a_note_unless_registered(monkeypatch) -> None:
     monkeypatch.delitem(base._REGISTRY, "cfr", raising=False)
-    played, notes = gauntlet.opponents()
+    played, notes = gauntlet.opponents("classic", 2)
     assert ("heuristic", False) in played and all(name != "cfr" for name, _ in played)
     assert notes == ["'cfr' is not a registered agent here; skipped"]
     monkeypatch.setitem(base._REGISTRY, "cfr", lambda arg, seed=None: GreedyAgent())
-    played, notes = gauntlet.opponents()
+    played, notes = gauntlet.opponents("classic", 2)
     assert played[-1] == ("cfr", False) and notes == []
+
+
+def test_cfr_is_skipped_where_no_strategy_ships() -> None:
+    played, notes = gauntlet.opponents("revised", 3)
+    assert all(name != "cfr" for name, _ in played)
+    assert notes == ["'cfr' ships no solved strategy for revised with 3; skipped"]
 
 
 def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> None:
@@ -70,7 +76,7 @@ def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> 
     real = gauntlet.run_tournament
     monkeypatch.setattr(gauntlet, "run_tournament", fake_tournament)
     result = run_gauntlet("greedy", "revised", 3, games=3, seed=1)
-    played = [name for name, _ in gauntlet.opponents()[0]]
+    played = [name for name, _ in gauntlet.opponents("revised", 3)[0]]
     assert calls == [["greedy", name, name] for name in played]
     assert [c.opponent for c in result.cells] == played
     assert all(c.games == 3 and 0.0 <= c.ci_low <= c.win_share <= c.ci_high for c in result.cells)
