@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grove_env import grove_v0
 from grove_env.vector import VectorGame
@@ -81,3 +83,34 @@ def test_wrong_batches_name_the_shape_they_got(actions) -> None:
     with pytest.raises(ValueError) as err:
         vg.step(actions)
     assert str(err.value) == f"actions must be int[3], got {actions.dtype}{list(actions.shape)}"
+
+
+junk = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=12),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(deal=junk)
+def test_fuzzed_deals_are_refused_in_one_line_or_dealt(deal) -> None:
+    env = grove_v0.raw_env(num_players=3)
+    try:
+        env.reset(seed=0, options={"deal": deal})
+    except (ValueError, TypeError) as e:
+        assert str(e) and "\n" not in str(e)
+        env.reset(seed=0)  # still usable
+    assert env.game is not None and env.game.legal_actions()
+
+
+@settings(max_examples=200, deadline=None)
+@given(deals=st.lists(st.lists(st.integers(-3, 12), max_size=10), max_size=4) | junk)
+def test_fuzzed_forced_deals_are_refused_in_one_line_or_queued(deals) -> None:
+    vg = VectorGame(3, "classic", 4, seed=0)
+    try:
+        vg.force_deals(deals)
+    except (ValueError, TypeError) as e:
+        assert str(e) and "\n" not in str(e)
+    vg.reset()
+    assert vg.action_masks().any(axis=1).all()
