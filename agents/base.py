@@ -1,6 +1,6 @@
 """The agent protocol and the registry that turns specs such as ``"heuristic"`` into agents.
 
-An agent decides from the observation dict that ``grove_v0`` gives a seat
+An agent decides from the observation dict that ``grove_v1`` gives a seat
 (``{"observation": float32[125], "action_mask": int8[10]}``) and from nothing else;
 to read it, agents use the engine's public decoder :func:`grove_env.observation.decode`.
 The observation is the seat's whole information state, so baseline agents are

@@ -1,6 +1,6 @@
 """One game between agents: the loop that tournaments, human play, scripts and tests share.
 
-:func:`play_game` plays one game of a :class:`grove_env.grove_v0.raw_env` with one agent
+:func:`play_game` plays one game of a :class:`grove_env.grove_v1.raw_env` with one agent
 per seat. Each agent sees only its own observation; an action its mask forbids raises
 :class:`IllegalActionError` before the environment sees it. Two hooks let a caller
 watch without copying the loop: ``before_act(seat, observation)`` runs before each
@@ -13,7 +13,7 @@ Seating and seeding for series of games: in game ``g`` entry ``e`` sits at seat
 once, and :func:`game_seeds` derives the deal's seed and one seed per entry from
 ``(seed, g)`` alone, so a game is the same whichever process plays it.
 
->>> from grove_env.grove_v0 import raw_env
+>>> from grove_env.grove_v1 import raw_env
 >>> from grove_env.agents.base import make_agent
 >>> agents = [make_agent("random", seed=s) for s in range(3)]
 >>> result = play_game(raw_env(num_players=3), agents, seed=0)
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 
 from .base import Agent
 

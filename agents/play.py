@@ -32,7 +32,7 @@ from typing import TextIO
 import numpy as np
 
 from grove_env.actions import action_name
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 from grove_env.rules import get_rules
 from grove_env.text import describe_round, describe_table
 

@@ -27,7 +27,7 @@ before each game and, if it has one, ``seed(int)``; it must be picklable when
 ``workers > 1``, and only gives worker-independent results if it is deterministic
 or seedable that way.
 
-Games are played through :class:`grove_env.grove_v0.raw_env`: every agent sees only
+Games are played through :class:`grove_env.grove_v1.raw_env`: every agent sees only
 its own observation. A game cut off by ``max_rounds`` is *truncated*: by default it
 counts as a draw for every entry (all rank first, the win point is split, the
 environment pays no reward); ``truncated="standings"`` ranks it by the standings the

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 from grove_env.record import record_game
 
 from .base import Agent, make_agent

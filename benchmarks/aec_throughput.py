@@ -1,7 +1,7 @@
-"""AEC throughput: random legal play through ``grove_v0.env()`` beside PettingZoo classics.
+"""AEC throughput: random legal play through ``grove_v1.env()`` beside PettingZoo classics.
 
 Decisions per second of the standard PettingZoo loop (``agent_iter``, ``last``, ``step``)
-with the fully wrapped environments, for ``grove_v0``, ``tictactoe_v3`` and
+with the fully wrapped environments, for ``grove_v1``, ``tictactoe_v3`` and
 ``connect_four_v3`` in the same process. A decision is a step with an action; the
 ``step(None)`` calls that only remove a finished agent, and the resets between games, run
 inside the timed loop but are not counted. Every environment gets the same cheap random
@@ -62,7 +62,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=20_000, help="decisions per measurement")
     parser.add_argument("--repeats", type=int, default=5, help="measurements per environment")
     parser.add_argument("--rules", default="classic", choices=["classic", "revised"])
-    parser.add_argument("--players", type=int, default=4, help="grove_v0 num_players")
+    parser.add_argument("--players", type=int, default=4, help="grove_v1 num_players")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
@@ -80,11 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import pettingzoo
 
-    from grove_env import __version__, grove_v0
+    from grove_env import __version__, grove_v1
 
-    grove_name = f"grove_v0 ({args.rules}, {args.players}p)"
+    grove_name = f"grove_v1 ({args.rules}, {args.players}p)"
     envs: dict[str, Callable[[], object]] = {
-        grove_name: lambda: grove_v0.env(num_players=args.players, rules=args.rules),
+        grove_name: lambda: grove_v1.env(num_players=args.players, rules=args.rules),
         "tictactoe_v3": tictactoe_v3.env,
         "connect_four_v3": connect_four_v3.env,
     }
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         spread = f"{min(rates[name]):,.0f}-{max(rates[name]):,.0f}"
         print(f"{name:<{width}}  median {median[name]:>10,.0f}/s  (range {spread})")
     for other in ("tictactoe_v3", "connect_four_v3"):
-        print(f"ratio grove_v0 / {other}: {median[grove_name] / median[other]:.2f}")
+        print(f"ratio grove_v1 / {other}: {median[grove_name] / median[other]:.2f}")
     return 0
 
 

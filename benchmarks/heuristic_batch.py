@@ -1,6 +1,6 @@
 """Decisions per second of the robust heuristic, one observation at a time and in a batch.
 
-The positions are the decisions of random legal play on one table (``grove_v0``,
+The positions are the decisions of random legal play on one table (``grove_v1``,
 every phase, the seat to act), collected once. ``single`` times ``agent.act`` on each
 of them in turn; ``batch`` times one ``agent.act_batch`` call on ``K`` of them at
 once. Every repeat measures both, so that load from other processes falls on them
@@ -23,13 +23,13 @@ import time
 
 import numpy as np
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 from grove_env.agents.base import make_agent
 
 
 def positions(rules: str, players: int, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``count`` observations and masks of the seat to act under random legal play."""
-    env = grove_v0.raw_env(num_players=players, rules=rules)
+    env = grove_v1.raw_env(num_players=players, rules=rules)
     rng = np.random.default_rng(seed)
     rows, masks = [], []
     env.reset(seed=seed)

@@ -7,7 +7,7 @@ played by the learner's own current weights (pure self-play), on 4-player classi
 
 * **project**: :class:`grove_env.training.vec_env.GroveSelfPlayVecEnv` on the batched
   engine; opponents answered in one forward pass per engine step.
-* **naive**: SB3 ``DummyVecEnv`` of single-game Gymnasium wrappers over ``grove_v0``;
+* **naive**: SB3 ``DummyVecEnv`` of single-game Gymnasium wrappers over ``grove_v1``;
   each wrapper plays the other seats by calling ``policy.predict`` once per move.
 
 Reported: learner steps per second of collection alone (``collect_rollouts``) and of
@@ -26,14 +26,14 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from grove_env.agents.actor import Actor
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 
 class NaiveSelfPlayEnv(gym.Env):
-    """One grove_v0 game; the learner holds one seat, ``policy`` plays the others one by one."""
+    """One grove_v1 game; the learner holds one seat, ``policy`` plays the others one by one."""
 
     def __init__(self, seed: int, policy_holder: dict) -> None:
         self.game = raw_env(num_players=4, rules="classic")

@@ -1,16 +1,16 @@
-"""Decisions per second of the batched engine beside grove_v0, and its memory.
+"""Decisions per second of the batched engine beside grove_v1, and its memory.
 
 Random legal play in both: the batched engine picks, in every game at once, the
 largest of uniform random keys among the legal actions (``argmax(keys * mask)``);
-grove_v0 (``grove_v0.env()``, wrappers included) picks uniformly among the legal
+grove_v1 (``grove_v1.env()``, wrappers included) picks uniformly among the legal
 actions of ``env.last()``'s mask, one game after another, resetting finished games.
 A decision is one action of one player in one game.
 
 Two columns for the engine: ``engine`` times masks, choice and ``step``; ``+ observe``
 adds ``observe(out=...)`` of the player to act every step, as a training loop would
-(grove_v0's ``last()`` always builds the observation, so that column is the like for
+(grove_v1's ``last()`` always builds the observation, so that column is the like for
 like comparison). Each measurement runs for ``--seconds``; every repeat measures
-grove_v0 and each batch size in turn, so that load from other processes falls on
+grove_v1 and each batch size in turn, so that load from other processes falls on
 all of them alike, and the table shows medians over ``--repeats``.
 
 Memory at the largest batch size is measured in a fresh subprocess that imports only
@@ -78,10 +78,10 @@ def measure_vector(
 
 
 def measure_aec(rules: str, players: int, seconds: float, seed: int = 0) -> float:
-    """Decisions per second of random legal play through ``grove_v0.env()``."""
-    from grove_env import grove_v0  # here, so that the memory subprocess never loads it
+    """Decisions per second of random legal play through ``grove_v1.env()``."""
+    from grove_env import grove_v1  # here, so that the memory subprocess never loads it
 
-    env = grove_v0.env(num_players=players, rules=rules)
+    env = grove_v1.env(num_players=players, rules=rules)
     env.reset(seed=seed)
     pick = random.Random(seed)
     decisions = 0
@@ -179,13 +179,13 @@ def run(args: argparse.Namespace) -> str:
         f"runs of {args.seconds:g} s; {os.cpu_count()} CPUs, load average "
         f"{load:.1f} at start, {os.getloadavg()[0]:.1f} at end",
         "",
-        "| games B | engine decisions/s | x grove_v0 | + observe decisions/s | x grove_v0 |",
+        "| games B | engine decisions/s | x grove_v1 | + observe decisions/s | x grove_v1 |",
         "|---:|---:|---:|---:|---:|",
     ]
     for b in sizes:
         e, o = statistics.median(engine[b]), statistics.median(with_obs[b])
         lines.append(f"| {b} | {e:,.0f} | {e / base:,.1f} | {o:,.0f} | {o / base:,.1f} |")
-    lines.append(f"| grove_v0 `env()` | {base:,.0f} | 1.0 | | |")
+    lines.append(f"| grove_v1 `env()` | {base:,.0f} | 1.0 | | |")
     if not args.no_memory:
         big = max(sizes)
         mem = memory_in_subprocess(big, args.rules, args.players)

@@ -4,9 +4,9 @@
     python examples/rllib_ppo.py --iterations 5
 
 RLlib's :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv` turns
-``grove_v0`` into a multi-agent env; every seat maps to one policy, ``shared``, whose
+``grove_v1`` into a multi-agent env; every seat maps to one policy, ``shared``, whose
 module (:class:`grove_env.training.rllib_module.MaskedActorCritic`) reads the
-observation dict as ``grove_v0`` gives it and masks illegal moves. Two RLlib settings
+observation dict as ``grove_v1`` gives it and masks illegal moves. Two RLlib settings
 matter here: ``disable_env_checking=True`` (RLlib's pre-check steps an unmasked random
 action, which the game refuses), and ``episodes_to_numpy=False`` (left True, sampling
 slows as the batch grows). ``--runners 0`` samples in this process, the stand-in for
@@ -28,12 +28,12 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 from grove_env.training.rllib_module import MaskedActorCritic
 
 
 def make_env(config: dict) -> PettingZooEnv:
-    return PettingZooEnv(grove_v0.env(num_players=config.get("num_players", 4)))
+    return PettingZooEnv(grove_v1.env(num_players=config.get("num_players", 4)))
 
 
 def ppo_config(players: int, runners: int, batch: int, seed: int) -> PPOConfig:

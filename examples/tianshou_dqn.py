@@ -3,7 +3,7 @@
     pip install "grove-env[suites]"
     python examples/tianshou_dqn.py --epochs 10
 
-Tianshou's :class:`~tianshou.env.PettingZooEnv` turns ``grove_v0`` into one stream of
+Tianshou's :class:`~tianshou.env.PettingZooEnv` turns ``grove_v1`` into one stream of
 ``{"agent_id", "obs", "mask"}`` observations; the DQN policy reads ``mask`` and never
 picks an illegal move. The same :class:`~tianshou.algorithm.DQN` is handed to every
 seat, so the seats share one network. As in Tianshou's own tic-tac-toe example, the
@@ -31,11 +31,11 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.utils.net.common import Net
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 
 
 def make_env(num_players: int, rules: str) -> PettingZooEnv:
-    return PettingZooEnv(grove_v0.env(num_players=num_players, rules=rules))
+    return PettingZooEnv(grove_v1.env(num_players=num_players, rules=rules))
 
 
 def make_algorithm(env: PettingZooEnv, hidden: int = 128, lr: float = 1e-3) -> DQN:

@@ -6,7 +6,7 @@
 The wrapper puts the four seats in one group (``agents``) and turns the observation's
 ``action_mask`` into ``("agents", "action_mask")``; a small MLP gives logits for every
 seat and TorchRL's ``MaskedCategorical`` samples only legal moves (in an AEC game the
-wrapper plays the move of the seat to act). The infos (``grove_v0``'s fixed-shape
+wrapper plays the move of the seat to act). The infos (``grove_v1``'s fixed-shape
 entries) arrive as ``("agents", "info", key)``. The script rolls the policy out and
 checks what it collected: every move legal, and each finished game's rewards
 summing to zero over the seats.
@@ -25,14 +25,14 @@ from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.envs.utils import MarlGroupMapType
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from grove_env import OBS_SIZE, grove_v0
+from grove_env import OBS_SIZE, grove_v1
 
 
 def make_env(players: int, seed: int) -> PettingZooWrapper:
     with warnings.catch_warnings():  # TorchRL warns about PettingZoo versions it did not test
         warnings.simplefilter("ignore", UserWarning)
         return PettingZooWrapper(
-            grove_v0.env(num_players=players),
+            grove_v1.env(num_players=players),
             use_mask=True,
             categorical_actions=True,
             group_map=MarlGroupMapType.ALL_IN_ONE_GROUP,

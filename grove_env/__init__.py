@@ -6,7 +6,7 @@ reveal and resolution (:mod:`grove_env.resolution`), scores, ranks and rewards
 (:mod:`grove_env.core`), the observation encoder (:mod:`grove_env.observation`), the
 centralised critic's state (:mod:`grove_env.global_state`) and text
 (:mod:`grove_env.text`). Each rule is written once there; the PettingZoo environment
-(:mod:`grove_env.grove_v0`), the batched engine (:mod:`grove_env.vector`) and the
+(:mod:`grove_env.grove_v1`), the batched engine (:mod:`grove_env.vector`) and the
 agents import it.
 """
 

@@ -1,4 +1,4 @@
-"""Play many random games through ``grove_v0.raw_env`` and check the invariants as they go.
+"""Play many random games through ``grove_v1.raw_env`` and check the invariants as they go.
 
 For every rule set and player count (7 tables), ``--games`` games of uniformly random
 legal play, alternating the reward mode (even games ``outcome``, odd games ``markers``).
@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's grove_env
 
-from grove_env import Game, grove_v0  # noqa: E402
+from grove_env import Game, grove_v1  # noqa: E402
 from grove_env.agents.command_line import Parser  # noqa: E402
 from grove_env.agents.match import Step, play_game  # noqa: E402
 from grove_env.rules import RULE_SETS  # noqa: E402
@@ -100,7 +100,7 @@ class UniformPlayer:
 class GameChecker:
     """The invariants, checked before each move and after each step of one game."""
 
-    def __init__(self, env: grove_v0.raw_env, rules: str) -> None:
+    def __init__(self, env: grove_v1.raw_env, rules: str) -> None:
         self.env, self.rules = env, rules
         self.total = env.num_players * env.rule_set.markers_per_player
         self.last_scores: list[int] | None = None  # the scores when the last round ended
@@ -148,7 +148,7 @@ class GameChecker:
         check(rounds <= env.max_rounds, f"round {rounds} beyond max_rounds")
 
 
-def play_one(env: grove_v0.raw_env, rules: str, seed: int) -> tuple[int, int, bool]:
+def play_one(env: grove_v1.raw_env, rules: str, seed: int) -> tuple[int, int, bool]:
     """One random game, checked throughout; returns (decisions, rounds, truncated)."""
     checker = GameChecker(env, rules)
     player = UniformPlayer(seed)
@@ -169,7 +169,7 @@ def run_batch(job: tuple[str, int, int, int, int, int]) -> Tally:
     """Games ``start .. start+count-1`` of one table (seeds derive from ``base_seed``)."""
     rules, n, start, count, base_seed, max_rounds = job
     envs = {
-        mode: grove_v0.raw_env(num_players=n, rules=rules, reward=mode, max_rounds=max_rounds)
+        mode: grove_v1.raw_env(num_players=n, rules=rules, reward=mode, max_rounds=max_rounds)
         for mode in ("outcome", "markers")
     }
     tally = Tally()
@@ -233,7 +233,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     print(
-        f"random games through grove_v0.raw_env: {args.games} per table, "
+        f"random games through grove_v1.raw_env: {args.games} per table, "
         f"{args.workers} worker(s), reward modes alternating, max_rounds={args.max_rounds}",
         flush=True,
     )

@@ -1,6 +1,6 @@
 """Win share of one agent against others, for every rule set and player count.
 
-Plays ``--games`` games per (rule set, player count) through ``grove_v0.raw_env``.
+Plays ``--games`` games per (rule set, player count) through ``grove_v1.raw_env``.
 The tested agent takes ``--count`` adjacent seats (default 1) and the block rotates one
 seat per game, so it plays every seat equally often; the other seats are
 ``--opponents``. Each game's rank-1 seats share one point; the tested agent's win share
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from grove_env import grove_v0  # noqa: E402
+from grove_env import grove_v1  # noqa: E402
 from grove_env.agents.base import Agent, make_agent  # noqa: E402
 from grove_env.agents.command_line import (  # noqa: E402
     EXIT_HELP,
@@ -58,7 +58,7 @@ class Timed:
 
 def play(rules: str, n: int, agent: str, opponents: str, count: int, games: range, seed: int):
     """Points per game of the tested agent for the games numbered ``games``."""
-    env = grove_v0.raw_env(num_players=n, rules=rules)
+    env = grove_v1.raw_env(num_players=n, rules=rules)
     times: list[float] = []
     tested = [
         Timed(make_agent(agent, seed=seed * 7919 + games.start + i), times) for i in range(count)

@@ -1,4 +1,4 @@
-"""Policies and a playout loop for the ``grove_v0`` tests, and the scores and outcome
+"""Policies and a playout loop for the ``grove_v1`` tests, and the scores and outcome
 a finished game should pay, written out again from the rules.
 """
 

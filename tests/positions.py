@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grove_env import Game, ObservationEncoder, grove_v0
+from grove_env import Game, ObservationEncoder, grove_v1
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.base import Agent, make_agent
 from grove_env.agents.match import play_game
@@ -15,7 +15,7 @@ TABLES = [(name, n) for name, rules in RULE_SETS.items() for n in rules.player_c
 
 
 def observe(game: Game, seat: int) -> dict[str, np.ndarray]:
-    """The observation dict grove_v0 would give ``seat`` now."""
+    """The observation dict grove_v1 would give ``seat`` now."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if seat == game.current_player:
         mask[game.legal_actions()] = 1
@@ -36,7 +36,7 @@ def count_legal_decisions(agent: Agent, rules: str, n: int, first_seed: int, tar
     Every action is checked against its mask (a masked one raises
     :class:`~grove_env.agents.match.IllegalActionError`); returns the agent's decision count.
     """
-    env = grove_v0.raw_env(num_players=n, rules=rules, illegal_action="raise")
+    env = grove_v1.raw_env(num_players=n, rules=rules, illegal_action="raise")
     rnd = make_agent("random", seed=n)
     decisions = 0
     for game in range(400):

@@ -1,4 +1,4 @@
-"""The PettingZoo adapter ``grove_v0``: PettingZoo's own checks, then each documented fact.
+"""The PettingZoo adapter ``grove_v1``: PettingZoo's own checks, then each documented fact.
 
 This file holds PettingZoo's tests, construction, reset options and rendering; illegal
 actions are in ``test_env_illegal.py``, rounds, ends, rewards, infos and masks in
@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.deprecated_module import DeprecatedEnv
 from positions import TABLES
 
-from grove_env import OBS_SIZE, decode, grove_v0
+from grove_env import OBS_SIZE, decode, grove_v0, grove_v1
 from grove_env.actions import NUM_ACTIONS
 from grove_env.global_state import STATE_SIZE
 
@@ -36,23 +37,23 @@ API_NOTES = [
 @pytest.mark.filterwarnings(*API_NOTES)
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_api(rules: str, n: int) -> None:
-    api_test(grove_v0.env(num_players=n, rules=rules), num_cycles=300)
+    api_test(grove_v1.env(num_players=n, rules=rules), num_cycles=300)
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_seed(rules: str, n: int) -> None:
-    seed_test(functools.partial(grove_v0.env, num_players=n, rules=rules), num_cycles=200)
+    seed_test(functools.partial(grove_v1.env, num_players=n, rules=rules), num_cycles=200)
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_pettingzoo_render(rules: str, n: int, capsys) -> None:
-    render_test(functools.partial(grove_v0.env, num_players=n, rules=rules))
+    render_test(functools.partial(grove_v1.env, num_players=n, rules=rules))
     assert "In a Grove" in capsys.readouterr().out  # the human mode printed the table
 
 
 @pytest.mark.filterwarnings(*API_NOTES)
 def test_pettingzoo_api_markers_and_short_games() -> None:
-    api_test(grove_v0.env(num_players=3, reward="markers", max_rounds=2), num_cycles=300)
+    api_test(grove_v1.env(num_players=3, reward="markers", max_rounds=2), num_cycles=300)
 
 
 # --------------------------------------------------------------------------- construction
@@ -76,14 +77,23 @@ BAD_KWARGS = [
 @pytest.mark.parametrize("kwargs,message", BAD_KWARGS)
 def test_bad_constructor_arguments(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        grove_v0.env(**kwargs)
+        grove_v1.env(**kwargs)
     with pytest.raises(ValueError, match=message):
-        grove_v0.raw_env(**kwargs)
+        grove_v1.raw_env(**kwargs)
+
+
+@pytest.mark.parametrize("make", ["env", "raw_env"])
+def test_grove_v0_is_outdated(make: str) -> None:
+    """PettingZoo's convention: the old version imports, and making it says what to use."""
+    with pytest.raises(DeprecatedEnv, match=r"grove_v0 is outdated, use grove_env\.grove_v1"):
+        getattr(grove_v0, make)(num_players=3)
+    with pytest.raises(ImportError, match="infos are flat and fixed-shape"):
+        getattr(grove_v0, make)()
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_spaces(rules: str, n: int) -> None:
-    env = grove_v0.env(num_players=n, rules=rules)
+    env = grove_v1.env(num_players=n, rules=rules)
     env.reset(seed=0)
     assert env.possible_agents == [f"player_{i}" for i in range(n)]
     first = env.observation_space("player_0")
@@ -99,7 +109,7 @@ def test_spaces(rules: str, n: int) -> None:
 
 
 def test_state_is_the_whole_table() -> None:
-    env = grove_v0.raw_env(num_players=4, rules="classic")
+    env = grove_v1.raw_env(num_players=4, rules="classic")
     deal = (2, 3, 4, 6, 5, 7, 8, 0)
     env.reset(options={"deal": deal})
     env.step(0)
@@ -113,7 +123,7 @@ def test_state_is_the_whole_table() -> None:
 
 
 def test_nothing_before_reset() -> None:
-    env = grove_v0.env()
+    env = grove_v1.env()
     with pytest.raises(AttributeError, match="before reset"):
         _ = env.agent_selection
 
@@ -122,7 +132,7 @@ def test_nothing_before_reset() -> None:
 
 
 def test_forced_deal_through_reset() -> None:
-    env = grove_v0.env(num_players=2, rules="revised")
+    env = grove_v1.env(num_players=2, rules="revised")
     env.reset(seed=1, options={"deal": [2, 3, 5, 7, 8, 6, 4]})
     game = env.unwrapped.game
     assert (game.dealt, game.suspects, game.victim, game.spare) == ([2, 3], [5, 7, 8], 6, 4)
@@ -132,13 +142,13 @@ def test_forced_deal_through_reset() -> None:
 
 @pytest.mark.parametrize("deal", [[2, 3, 5, 7, 8, 6], [2, 3, 5, 7, 8, 6, 6], "2357864"[:3]])
 def test_malformed_deal_through_reset(deal) -> None:
-    env = grove_v0.env(num_players=2, rules="revised")
+    env = grove_v1.env(num_players=2, rules="revised")
     with pytest.raises(ValueError, match="deal"):
         env.reset(options={"deal": deal})
 
 
 def test_unknown_reset_option_warns() -> None:
-    env = grove_v0.env()
+    env = grove_v1.env()
     with pytest.warns(UserWarning, match="ignores reset options"):
         env.reset(options={"speed": 3})
     assert env.agents == env.possible_agents
@@ -148,16 +158,16 @@ def test_unknown_reset_option_warns() -> None:
 
 
 def test_render_modes() -> None:
-    env = grove_v0.env(num_players=3, render_mode="ansi")
+    env = grove_v1.env(num_players=3, render_mode="ansi")
     env.reset(options={"deal": [0, 3, 4, 5, 7, 8, 6]})
     text = env.render()
     assert isinstance(text, str) and "round 1" in text
     assert "victim" not in text and "dealt" not in text  # public view only
-    image = grove_v0.env(num_players=5, rules="revised", render_mode="rgb_array")
+    image = grove_v1.env(num_players=5, rules="revised", render_mode="rgb_array")
     image.reset(seed=0)
     frame = image.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
-    silent = grove_v0.env()
+    silent = grove_v1.env()
     silent.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):
         assert silent.render() is None
@@ -173,5 +183,5 @@ def test_throughput_benchmark_smoke() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "ratio grove_v0 / tictactoe_v3" in done.stdout
-    assert "ratio grove_v0 / connect_four_v3" in done.stdout
+    assert "ratio grove_v1 / tictactoe_v3" in done.stdout
+    assert "ratio grove_v1 / connect_four_v3" in done.stdout

@@ -1,4 +1,4 @@
-"""The PettingZoo adapter ``grove_v0``: illegal actions raise, leaving the env as it was,
+"""The PettingZoo adapter ``grove_v1``: illegal actions raise, leaving the env as it was,
 or end the game when asked to.
 """
 
@@ -10,7 +10,7 @@ import pytest
 from env_playouts import culprit_policy, legal_of, plain, play
 from positions import TABLES
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS
 
 # --------------------------------------------------------------------------- illegal actions
@@ -35,7 +35,7 @@ def env_state(env) -> tuple:
 @pytest.mark.parametrize("wrapped", [True, False])
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_masked_action_raises_and_leaves_the_env_usable(rules, n, wrapped) -> None:
-    make = grove_v0.env if wrapped else grove_v0.raw_env
+    make = grove_v1.env if wrapped else grove_v1.raw_env
     env = make(num_players=n, rules=rules)
     env.reset(seed=5)
     phases = []
@@ -60,7 +60,7 @@ def test_masked_action_raises_and_leaves_the_env_usable(rules, n, wrapped) -> No
 
 @pytest.mark.parametrize("bad", [10, -1, 99, 2.5, "3", None])
 def test_out_of_bounds_actions_are_rejected(bad) -> None:
-    env = grove_v0.env(num_players=3)
+    env = grove_v1.env(num_players=3)
     env.reset(seed=0)
     before = env_state(env)
     with pytest.raises((AssertionError, ValueError)):
@@ -71,7 +71,7 @@ def test_out_of_bounds_actions_are_rejected(bad) -> None:
 
 @pytest.mark.parametrize("bad", [10, -1, 2.5, "x"])
 def test_out_of_bounds_actions_raw(bad) -> None:
-    env = grove_v0.raw_env(num_players=3)
+    env = grove_v1.raw_env(num_players=3)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="player_0"):
         env.step(bad)
@@ -79,7 +79,7 @@ def test_out_of_bounds_actions_raw(bad) -> None:
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_illegal_action_can_terminate_the_game(rules: str, n: int) -> None:
-    env = grove_v0.env(num_players=n, rules=rules, illegal_action="terminate", illegal_reward=-2.5)
+    env = grove_v1.env(num_players=n, rules=rules, illegal_action="terminate", illegal_reward=-2.5)
     env.reset(seed=3)
     env.step(1)
     if rules == "classic":

@@ -1,4 +1,4 @@
-"""The PettingZoo adapter ``grove_v0``: rounds and ends (truncation, both rewards), and
+"""The PettingZoo adapter ``grove_v1``: rounds and ends (truncation, both rewards), and
 the infos and action masks at every step.
 """
 
@@ -19,7 +19,7 @@ from env_playouts import (
 )
 from positions import TABLES
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 
 ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "penalty"}
 
@@ -31,7 +31,7 @@ ROUND_RESULT_KEYS = {"round", "suspects", "culprit", "stacks", "coloured", "pena
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> None:
     """Everyone accuses the culprit: nobody takes a penalty, so only the limit ends it."""
-    env = grove_v0.env(num_players=n, rules=rules, reward=reward, max_rounds=3)
+    env = grove_v1.env(num_players=n, rules=rules, reward=reward, max_rounds=3)
     env.reset(seed=2)
     seen = play(env, culprit_policy)
     game = env.unwrapped.game
@@ -49,7 +49,7 @@ def test_max_rounds_truncates_without_a_terminal_reward(rules, n, reward) -> Non
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
-    env = grove_v0.raw_env(num_players=n, rules=rules, max_rounds=1)
+    env = grove_v1.raw_env(num_players=n, rules=rules, max_rounds=1)
     env.reset(seed=0)
     while not any(env.truncations.values()):
         env.step(culprit_policy(env, env.agent_selection, None))
@@ -61,7 +61,7 @@ def test_truncated_agents_have_no_moves(rules: str, n: int) -> None:
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_outcome_rewards(rules: str, n: int) -> None:
     for seed in range(8):
-        env = grove_v0.env(num_players=n, rules=rules)
+        env = grove_v1.env(num_players=n, rules=rules)
         env.reset(seed=seed)
         paid = {a: 0.0 for a in env.possible_agents}
 
@@ -97,7 +97,7 @@ def test_outcome_rewards(rules: str, n: int) -> None:
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_markers_rewards(rules: str, n: int) -> None:
     for seed in range(8):
-        env = grove_v0.env(num_players=n, rules=rules, reward="markers")
+        env = grove_v1.env(num_players=n, rules=rules, reward="markers")
         env.reset(seed=seed)
         start = 5 if rules == "classic" else 0
         last_scores = [start] * n
@@ -134,7 +134,7 @@ def test_markers_pays_nothing_extra_at_the_end() -> None:
     """A revised game where everyone accuses the culprit: no penalties, so no rewards at all,
     even at the end (the outcome is a tie anyway); then a decided game's total is the
     centred score change alone."""
-    env = grove_v0.env(num_players=3, rules="revised", reward="markers")
+    env = grove_v1.env(num_players=3, rules="revised", reward="markers")
     env.reset(seed=0)
     seen = play(env, culprit_policy)
     assert env.unwrapped.game.terminal
@@ -153,7 +153,7 @@ def test_markers_pays_nothing_extra_at_the_end() -> None:
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_infos_and_masks_every_step(rules: str, n: int) -> None:
-    env = grove_v0.env(num_players=n, rules=rules)
+    env = grove_v1.env(num_players=n, rules=rules)
     env.reset(seed=11)
     rng = random.Random(11)
     rounds_seen = 0
@@ -193,7 +193,7 @@ def shapes(info: dict) -> dict:
 @pytest.mark.parametrize("illegal_action", ["raise", "terminate"])
 def test_every_info_has_one_fixed_shape(rules: str, n: int, illegal_action: str) -> None:
     """Libraries that stack infos in arrays (Tianshou) need the same keys and shapes always."""
-    env = grove_v0.env(num_players=n, rules=rules, illegal_action=illegal_action)
+    env = grove_v1.env(num_players=n, rules=rules, illegal_action=illegal_action)
     rng = random.Random(5)
     seen = set()
     for seed in range(3):

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def run_example(name: str, *args: str, needs: str) -> str:
     """Run ``examples/<name>`` with ``args``; its stdout (skip if ``needs`` is missing)."""
     if importlib.util.find_spec(needs) is None:
-        pytest.skip(f"{needs} is not installed (pip install grove-env[suites] / [rllib])")
+        extras = "[suites] / [rllib] / [openspiel]"
+        pytest.skip(f"{needs} is not installed (pip install grove-env{extras})")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_ADDRESS": ""}
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / name), *args],
@@ -84,3 +85,14 @@ def test_tianshou_dqn_trains_at_smoke_size() -> None:
     assert "epoch 1:" in out
     worst = float(re.search(r"largest \|sum over seats\| ([\d.e+-]+)", out).group(1))
     assert worst < 1e-6
+
+
+def test_openspiel_shimmy_plays_zero_sum_games() -> None:
+    """Shimmy's PettingZoo env over python_grove; skipped where pyspiel or shimmy is missing."""
+    if importlib.util.find_spec("pyspiel") is None:
+        pytest.skip("pyspiel is not installed (pip install grove-env[openspiel])")
+    out = run_example("openspiel_shimmy.py", "--games", "8", needs="shimmy")
+    assert "3 seats" in out and "'players': 3, 'rules': 'revised'" in out
+    sums = re.findall(r"game \d+: returns .*, sum ([+-][\d.e+-]+)", out)
+    worst = float(re.search(r"largest \|sum over seats\| ([\d.e+-]+)", out).group(1))
+    assert len(sums) == 8 and all(abs(float(s)) < 1e-9 for s in sums) and worst < 1e-9

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
-from grove_env import Game, decode, grove_v0
+from grove_env import Game, decode, grove_v1
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
 from grove_env.agents.greedy import GreedyAgent
@@ -141,7 +141,7 @@ def test_heuristic_never_picks_a_masked_action(rules, n):
 
 
 def test_act_batch_matches_act():
-    env = grove_v0.raw_env(num_players=3, rules="revised")
+    env = grove_v1.raw_env(num_players=3, rules="revised")
     agent, rnd = make_agent("heuristic"), make_agent("random", seed=0)
     rows, masks = [], []
     env.reset(seed=3)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 from grove_env.vector import VectorGame
 from grove_env.vector.state import INDEX_TO_VALUE
 
@@ -15,7 +15,7 @@ DEAL = np.array([[3, 4, 5, 6, 7, 8, 0, 2]] * 3)
 
 
 def fresh_env():
-    env = grove_v0.env(num_players=3)
+    env = grove_v1.env(num_players=3)
     env.reset(seed=1)
     return env
 
@@ -95,7 +95,7 @@ junk = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(deal=junk)
 def test_fuzzed_deals_are_refused_in_one_line_or_dealt(deal) -> None:
-    env = grove_v0.raw_env(num_players=3)
+    env = grove_v1.raw_env(num_players=3)
     try:
         env.reset(seed=0, options={"deal": deal})
     except (ValueError, TypeError) as e:

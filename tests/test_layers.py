@@ -5,8 +5,8 @@ layer  modules
 =====  ==========================================================================
 0      the pure game: ``grove_env`` itself, rules, actions, core, observation, text,
        global state (no Gymnasium, PettingZoo or torch)
-1      the PettingZoo adapter (``grove_v0``, wrappers, render) and the batched
-       engine ``grove_env.vector``
+1      the PettingZoo adapter (``grove_v1``, the outdated ``grove_v0``, wrappers,
+       render) and the batched engine ``grove_env.vector``
 2      the agents, ``grove_env.agents`` (sources in ``agents/``)
 3      training, ``grove_env.training``, and the web server ``grove_env.web``
 4      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
@@ -35,6 +35,8 @@ LAYERS = [  # longest prefix wins
     ("grove_env.openspiel", 1),
     ("grove_env.agents", 2),
     ("grove_env.vector", 1),
+    ("grove_env.grove_v1", 1),
+    ("grove_env.env_infos", 1),
     ("grove_env.grove_v0", 1),
     ("grove_env.wrappers", 1),
     ("grove_env.render", 1),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from positions import TABLES
 
-from grove_env import grove_v0
+from grove_env import grove_v1
 from grove_env.agents.base import BaseAgent, make_agent
 from grove_env.agents.match import IllegalActionError, Step, game_seeds, play_game, seat_of
 
@@ -20,7 +20,7 @@ class AlwaysZero(BaseAgent):
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_hooks_see_every_move_and_the_result_adds_them_up(rules: str, n: int) -> None:
-    env = grove_v0.raw_env(num_players=n, rules=rules, reward="markers")
+    env = grove_v1.raw_env(num_players=n, rules=rules, reward="markers")
     agents = [make_agent("random", seed=s) for s in range(n)]
     asked: list[int] = []
     steps: list[Step] = []
@@ -49,20 +49,20 @@ def test_same_seed_same_game() -> None:
     def one() -> tuple:
         agents = [make_agent("random", seed=s) for s in range(4)]
         steps: list[Step] = []
-        play_game(grove_v0.raw_env(num_players=4), agents, seed=5, after_step=steps.append)
+        play_game(grove_v1.raw_env(num_players=4), agents, seed=5, after_step=steps.append)
         return tuple((s.seat, s.action) for s in steps)
 
     assert one() == one()
 
 
 def test_cut_off_game_is_truncated() -> None:
-    env = grove_v0.raw_env(num_players=3, max_rounds=1)
+    env = grove_v1.raw_env(num_players=3, max_rounds=1)
     result = play_game(env, [make_agent("random", seed=s) for s in range(3)], seed=0)
     assert result.truncated and result.rounds == 1 and result.ended_by == ()
 
 
 def test_masked_action_raises_before_the_env_sees_it() -> None:
-    env = grove_v0.raw_env(num_players=2)
+    env = grove_v1.raw_env(num_players=2)
     agents = [AlwaysZero(), make_agent("random", seed=0)]
     masks: list[np.ndarray] = []
     with pytest.raises(IllegalActionError, match="'always-zero' at seat 0 played 0, which is not"):
@@ -76,7 +76,7 @@ def test_masked_action_raises_before_the_env_sees_it() -> None:
 
 def test_one_agent_per_seat() -> None:
     with pytest.raises(ValueError, match="3 players need 3 agents, got 2"):
-        play_game(grove_v0.raw_env(num_players=3), [AlwaysZero(), AlwaysZero()])
+        play_game(grove_v1.raw_env(num_players=3), [AlwaysZero(), AlwaysZero()])
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import TABLES
 
-from grove_env import Game, culprit_slot, decode, grove_v0
+from grove_env import Game, culprit_slot, decode, grove_v1
 from grove_env.actions import ACCUSE_0, Phase
 
 STYLES = ["uniform", "culprit", "innocent", "slot 0", "pile on"]
@@ -72,7 +72,7 @@ def assert_decodes_to_the_game(game: Game, seat: int, obs: np.ndarray) -> None:
 )
 def test_random_games_keep_every_invariant(combo, reward, max_rounds, style, seed) -> None:
     rules, n = combo
-    env = grove_v0.raw_env(num_players=n, rules=rules, reward=reward, max_rounds=max_rounds)
+    env = grove_v1.raw_env(num_players=n, rules=rules, reward=reward, max_rounds=max_rounds)
     env.reset(seed=seed)
     rng = random.Random(seed)
     game = env.game

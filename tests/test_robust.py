@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
-from grove_env import Game, decode, grove_v0
+from grove_env import Game, decode, grove_v1
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
 from grove_env.agents.posterior import posterior
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def random_positions(rules: str, n: int, count: int, seed: int):
     """Observations and masks of the seat to act under random legal play."""
-    env = grove_v0.raw_env(num_players=n, rules=rules)
+    env = grove_v1.raw_env(num_players=n, rules=rules)
     rng = np.random.default_rng(seed)
     rows, masks = [], []
     env.reset(seed=seed)

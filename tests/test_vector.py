@@ -1,4 +1,4 @@
-"""The batched engine against the reference: grove_v0 game by game, same deals and moves.
+"""The batched engine against the reference: grove_v1 game by game, same deals and moves.
 
 The differential test plays every rule set and player count in both reward modes,
 with a round limit that ends most games naturally and one that truncates many, and
@@ -29,7 +29,7 @@ import pytest
 from positions import TABLES
 
 from grove_env.core import Game
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 from grove_env.rules import get_rules
 from grove_env.vector import StepResult, VectorGame
 
@@ -119,7 +119,7 @@ def differential(rules: str, n: int, reward: str, max_rounds: int, games: int, s
 
 @pytest.mark.parametrize(("reward", "max_rounds"), RUNS)
 @pytest.mark.parametrize(("rules", "n"), TABLES)
-def test_matches_grove_v0(rules: str, n: int, reward: str, max_rounds: int) -> None:
+def test_matches_grove_v1(rules: str, n: int, reward: str, max_rounds: int) -> None:
     seed = (
         1000 * n + max_rounds + (0 if rules == "classic" else 7) + (0 if reward == "outcome" else 3)
     )
@@ -129,7 +129,7 @@ def test_matches_grove_v0(rules: str, n: int, reward: str, max_rounds: int) -> N
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (~6 min)")
 @pytest.mark.parametrize(("rules", "n"), TABLES)
-def test_matches_grove_v0_many_games(rules: str, n: int) -> None:
+def test_matches_grove_v1_many_games(rules: str, n: int) -> None:
     for i, (reward, max_rounds) in enumerate(RUNS):
         differential(rules, n, reward, max_rounds, 1000, seed=10_000 + 100 * n + i)
 
@@ -298,5 +298,5 @@ def test_benchmark_script_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (
-        "| 16 |" in done.stdout and "grove_v0" in done.stdout and "Memory at B = 16" in done.stdout
+        "| 16 |" in done.stdout and "grove_v1" in done.stdout and "Memory at B = 16" in done.stdout
     )

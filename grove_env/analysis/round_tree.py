@@ -13,7 +13,7 @@ gathered per (deal, history) in NumPy, and one representative position per disti
 view is replayed through :class:`~grove_env.core.Game` and encoded; views with equal
 observation bytes share an id. The culprit comes from :func:`grove_env.core.culprit_slot`
 per distinct suspect triple, and the payoff of each (culprit slot, accusations) from the
-environment's own ``markers`` reward, played through ``grove_v0``.
+environment's own ``markers`` reward, played through ``grove_v1``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 
 from grove_env.actions import NUM_ACTIONS, Phase
 from grove_env.core import Game, culprit_slot
-from grove_env.grove_v0 import raw_env
+from grove_env.grove_v1 import raw_env
 from grove_env.observation import OBS_SIZE, ObservationEncoder
 from grove_env.rules import RuleSet, get_rules
 

@@ -8,7 +8,7 @@ fixed number of steps would favour them). The learner's seat rotates.
 
 :func:`final_evaluation` runs :func:`grove_env.agents.tournament.run_tournament` with the
 spec ``ppo:<path>``: the trained agent against ``n - 1`` heuristic and against
-``n - 1`` random opponents, played game by game through ``grove_v0`` like any
+``n - 1`` random opponents, played game by game through ``grove_v1`` like any
 other agent, and writes ``final_eval.txt`` / ``final_eval.json`` into the run.
 """
 

@@ -25,7 +25,7 @@ Arguments              ``opponents``: an agent spec (``"random"``, ``"heuristic"
                        ``markers``, ``win``), ``max_rounds``, ``learner_seat``
                        (``rotate``, ``random``), ``seed``
 Observation            ``Dict(observation=Box(125,) float32, action_mask=Box(10,)
-                       int8)`` per game, as ``grove_v0`` shows a seat
+                       int8)`` per game, as ``grove_v1`` shows a seat
 Action                 ``Discrete(10)`` per game; only masked-legal moves are allowed
 Autoreset              ``AutoresetMode.NEXT_STEP`` (gymnasium's default, what RLlib
                        expects): the step that ends a game returns its last

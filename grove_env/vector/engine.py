@@ -3,7 +3,7 @@
 A :class:`VectorGame` holds B independent games of one rule set and table size and
 plays one decision in each of them per :meth:`VectorGame.step`, with no Python loop
 over games (the loops left run over the at most 5 seats or 3 suspect slots). It
-follows :class:`grove_env.core.Game` move for move and :mod:`grove_env.grove_v0`
+follows :class:`grove_env.core.Game` move for move and :mod:`grove_env.grove_v1`
 observation, mask and reward for reward; ``tests/test_vector.py`` checks that on
 thousands of games of every rule set and player count.
 
@@ -19,7 +19,7 @@ thousands of games of every rule set and player count.
 ``state``              the :class:`~grove_env.vector.state.VectorState` (read only)
 =====================  ==========================================================
 
-Rewards are those of grove_v0, per seat and step: ``outcome`` pays
+Rewards are those of grove_v1, per seat and step: ``outcome`` pays
 (seats ranked worse - seats ranked better) / (n - 1) when the end check stops a
 game; ``markers`` pays, at each round's end, minus the change of each seat's score
 count, centred. A game still running after ``max_rounds`` rounds is truncated and pays
@@ -27,7 +27,7 @@ no outcome. A game that ended is reset inside the same ``step`` (round 1, seat 0
 first, markers back), after its final scores, ranks and, with
 ``final_observations=True``, every seat's last observation were recorded: the table
 at the end for a terminated game, and for a truncated one the next round already
-dealt, as grove_v0 shows it (that deal then opens the new game).
+dealt, as grove_v1 shows it (that deal then opens the new game).
 
 >>> vg = VectorGame(3, "classic", 4, seed=0)
 >>> vg.current_player, vg.action_masks()[0].nonzero()[0]

@@ -24,7 +24,7 @@ class StepResult:
         ended_games: int64[k] indices of the games that ended (terminated or truncated).
         final_observations: float32[k, n, 125] every seat's observation of each ended
             game just before its reset, seat-indexed (``[i, s]`` is seat ``s`` of game
-            ``ended_games[i]``), as ``grove_v0`` would show it; only with
+            ``ended_games[i]``), as ``grove_v1`` would show it; only with
             ``VectorGame(final_observations=True)``, else ``None``.
     """
 
@@ -69,7 +69,7 @@ class RoundResults:
         return stacks_of(int(self.first_player[game]), slots, len(slots))
 
     def as_info(self, game: int) -> dict:
-        """The ``round_result`` dict of ``grove_v0`` for the round of ``game``."""
+        """The ``round_result`` dict of ``grove_v1`` for the round of ``game``."""
         return {
             "round": int(self.number[game]),
             "suspects": [int(t) for t in self.suspects[game]],
