@@ -348,7 +348,12 @@ def _run(trainer: Trainer) -> int:
     if not trainer.learn():
         return EXIT_INTERRUPTED
     print(f"training done at step {trainer.model.num_timesteps:,} ({trainer.run_dir})", flush=True)
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # Ctrl-C and SIGTERM stop the final evaluation, as they stop training (learn() sets
+    # its own handlers), also where SIGINT was inherited as ignored (a shell's `cmd &`).
+    previous = {
+        signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+        signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt),
+    }
     try:
         trainer.finish()
     except KeyboardInterrupt:
@@ -360,7 +365,8 @@ def _run(trainer: Trainer) -> int:
         )
         return EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     return 0
 
 
