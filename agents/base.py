@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import fields
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+
+P = TypeVar("P")
 
 
 @runtime_checkable
@@ -124,6 +127,27 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     if sep and not arg:
         raise ValueError(f"agent spec {spec!r} has a ':' but nothing after it")
     return name, (arg or None)
+
+
+def parse_options(arg: str | None, params: type[P], agent: str) -> P:
+    """``"trust=0.5,noise=0.3"`` -> ``params(trust=0.5, noise=0.3)`` (``None``: the defaults).
+
+    ``params`` is a dataclass of float fields; an unknown key is a ``ValueError`` naming
+    ``agent`` and the keys it takes.
+    """
+    if not arg:
+        return params()
+    known = {f.name for f in fields(params)}  # type: ignore[arg-type]
+    kwargs = {}
+    for item in arg.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            raise ValueError(
+                f"{agent} options are key=value pairs with keys {sorted(known)}, got {item!r}"
+            )
+        kwargs[key] = float(value)
+    return params(**kwargs)
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:

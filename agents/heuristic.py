@@ -44,7 +44,7 @@ benchmarks, not here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,7 +52,7 @@ from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
 from grove_env.observation import DecodedObservation, decode
 from grove_env.rules import Scoring, ends_game
 
-from .base import BaseAgent
+from .base import BaseAgent, parse_options
 from .round_model import Outcomes, Resolutions, round_outcomes
 from .seat_model import Model
 from .table_belief import Knowledge
@@ -219,19 +219,7 @@ class HeuristicAgent(BaseAgent):
 
 def parse_params(arg: str | None) -> HeuristicParams:
     """``"trust=0.5,noise=0.3"`` -> :class:`HeuristicParams` (``None``: the defaults)."""
-    if not arg:
-        return HeuristicParams()
-    known = {f.name for f in fields(HeuristicParams)}
-    kwargs = {}
-    for item in arg.split(","):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in known:
-            raise ValueError(
-                f"heuristic options are key=value pairs with keys {sorted(known)}, got {item!r}"
-            )
-        kwargs[key] = float(value)
-    return HeuristicParams(**kwargs)
+    return parse_options(arg, HeuristicParams, "heuristic")
 
 
 def make(arg: str | None = None, seed: int | None = None) -> HeuristicAgent:

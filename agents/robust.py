@@ -24,7 +24,7 @@ a swap is played when it beats keeping by ``swap_margin``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from grove_env.observation import (
 )
 from grove_env.resolution import CULPRIT_TABLE
 
-from .base import BaseAgent
+from .base import BaseAgent, parse_options
 from .style_mixture import STYLES, MixtureTables, mixture_tables
 
 OFF_KNOWN = OFF_DEALT  # dealt, received, spare: tiles whose place the seat knows (3 x 8)
@@ -291,23 +291,11 @@ def best_slot(values: np.ndarray, q: np.ndarray, legal: np.ndarray) -> np.ndarra
 
 def parse_params(arg: str | None) -> RobustParams:
     """``"trust=0.5,noise=0.3"`` -> :class:`RobustParams` (``None``: the defaults)."""
-    if not arg:
-        return RobustParams()
-    known = {f.name for f in fields(RobustParams)}
-    kwargs = {}
-    for item in arg.split(","):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in known:
-            raise ValueError(
-                f"robust options are key=value pairs with keys {sorted(known)}, got {item!r}"
-            )
-        kwargs[key] = float(value)
-    return RobustParams(**kwargs)
+    return parse_options(arg, RobustParams, "robust")
 
 
 def make(arg: str | None = None, seed: int | None = None) -> RobustAgent:
-    """Registry factory: ``heuristic`` or ``heuristic:trust=0.5,noise=0.2``; deterministic."""
+    """Registry factory: ``robust`` or ``robust:trust=0.5,noise=0.2``; deterministic."""
     return RobustAgent(parse_params(arg))
 
 
