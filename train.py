@@ -83,7 +83,7 @@ def _main(args: argparse.Namespace) -> int:
     # Deferred: the trainer loads torch and SB3 (seconds), the RLlib backend Ray; a bad
     # config or command line is reported before that.
     from grove_env.training.builders import DeviceError
-    from grove_env.training.trainer import BackendRun, resume, train
+    from grove_env.training.runs import BackendRun, resume, train
 
     backend_run: BackendRun | None = None
     try:

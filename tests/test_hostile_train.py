@@ -22,7 +22,7 @@ import pytest
 import torch
 import yaml
 
-from grove_env.training import builders, trainer
+from grove_env.training import builders, runs
 from grove_env.training.config import TrainConfig
 from grove_env.training.run_lock import LOCK
 
@@ -140,9 +140,9 @@ def test_auto_picks_cuda_where_present_and_says_so(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, cuda: bool, used: str
 ) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
-    assert trainer._device(TrainConfig(device="auto")) == used
+    assert runs._device(TrainConfig(device="auto")) == used
     assert capsys.readouterr().out == f"device: auto -> {used}\n"
-    assert trainer._device(TrainConfig(device="cpu")) == "cpu"
+    assert runs._device(TrainConfig(device="cpu")) == "cpu"
     assert builders.resolve_device("cuda" if cuda else "cpu") == ("cuda" if cuda else "cpu")
     assert capsys.readouterr().out == ""  # only auto is announced
 

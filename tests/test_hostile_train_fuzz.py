@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_hostile_train import SMOKE, call, one_line
 
-from grove_env.training import trainer
+from grove_env.training import runs
 from grove_env.training.config import TrainConfig
 
 CASE_BOUND_S = 60
@@ -44,14 +44,14 @@ def bounded(seconds: int) -> Iterator[None]:
 
 @pytest.fixture
 def no_training(monkeypatch: pytest.MonkeyPatch) -> list[TrainConfig]:
-    """``trainer.train`` replaced by a stub: a config that passes every check reaches it."""
+    """``runs.train`` replaced by a stub: a config that passes every check reaches it."""
     reached: list[TrainConfig] = []
 
     def stub(cfg: TrainConfig, backend_run: object = None) -> int:
         reached.append(cfg)
         return 0
 
-    monkeypatch.setattr(trainer, "train", stub)
+    monkeypatch.setattr(runs, "train", stub)
     return reached
 
 

@@ -21,7 +21,8 @@ Data flows one way, one module per step:
 :mod:`.builders`       the pieces of a run from its config: opponents, VecEnv,
                        MaskablePPO, the callback that hooks the loop into ``learn``
 :mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
-                       checkpoints, Ctrl-C), :func:`~.trainer.train`, ``resume``
+                       checkpoints, Ctrl-C)
+:mod:`.runs`           what ``train.py`` calls: :func:`~.runs.train`, ``resume``
 :mod:`.rllib_module`   the masked actor-critic RLlib trains, laid out like SB3's
                        ``MlpPolicy`` (needs the ``rllib`` extra)
 :mod:`.rllib_backend`  ``backend: rllib``: RLlib's PPO with env runners on

@@ -3,7 +3,7 @@
 Read top to bottom: :class:`Trainer` owns one run (its directory, opponent pool,
 evaluators, schedule) and is the :class:`~grove_env.training.builders.RunHooks` of the
 callback that :mod:`~grove_env.training.builders` makes, with the env and the model;
-:func:`train` / :func:`resume` are what ``train.py`` calls.
+:mod:`~grove_env.training.runs` holds the entry points ``train.py`` calls.
 
 Everything periodic happens at a rollout boundary (:meth:`Trainer.at_boundary`,
 right after a PPO update): snapshots into the opponent pool, quick evaluations (and
@@ -20,7 +20,6 @@ import math
 import signal
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,27 +30,16 @@ from tqdm import tqdm
 from grove_env.agents.actor import Actor
 from grove_env.agents.policy_files import BEST_POLICY, CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
-from grove_env.training.builders import RunCallback, build_env, build_model, resolve_device
+from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (
-    ConfigError,
-    ConfigFileError,
     TrainConfig,
-    apply_overrides,
-    config_from_dict,
-    read_yaml,
 )
 from grove_env.training.evaluate import QuickEvaluator, final_evaluation
 from grove_env.training.run_dir import (
     MetricsLog,
-    new_run_dir,
     plot_learning_curve,
-    read_run_info,
-    record_run,
-    write_run_files,
 )
-from grove_env.training.run_lock import RunLock
 
-EXIT_INTERRUPTED = 130
 RESUMABLE_FIELDS = (
     "total_timesteps",
     "eval_every",
@@ -270,105 +258,3 @@ def _best_so_far(run_dir: Path) -> float:
 
 def _step_of(ckpt: Path) -> int:
     return int(ckpt.name.removeprefix(CHECKPOINT_PREFIX))
-
-
-# --------------------------------------------------------------------- entry points
-BackendRun = Callable[[TrainConfig, Path, bool], int]
-"""Another backend's ``run(cfg, run_dir, resume)`` (``backend: rllib``), given by train.py."""
-
-
-def train(cfg: TrainConfig, backend_run: BackendRun | None = None) -> int:
-    """A new run of ``cfg``; returns the process exit code."""
-    device = _device(cfg)  # a missing CUDA device stops the run before its directory exists
-    run_dir = new_run_dir(cfg)
-    with RunLock(run_dir):
-        write_run_files(run_dir, cfg)
-        record_run(run_dir, {}, cfg, device)
-        print(f"run directory: {run_dir}", flush=True)
-        if backend_run is not None:
-            return backend_run(cfg, run_dir, False)
-        return _run(Trainer(cfg, run_dir, device=device))
-
-
-def resume(
-    run_dir: str | Path, overrides: list[str] | None = None, backend_run: BackendRun | None = None
-) -> int:
-    """Continue the run in ``run_dir`` from its newest checkpoint (or from scratch).
-
-    Everything is read and checked before anything is written: the lock, ``run.json``,
-    ``metrics.csv``, the checkpoint; the resume is recorded once the checkpoint loaded.
-    (Another backend loads its own checkpoints; its resume is recorded before it starts.)
-    """
-    run_dir = Path(run_dir)
-    if not (run_dir / "config.yaml").is_file():
-        raise ConfigError(f"--resume: {str(run_dir)!r} is not a run directory (no config.yaml)")
-    data = read_yaml(run_dir / "config.yaml")
-    try:
-        config_from_dict(data)
-    except ConfigError as e:  # the run's own file: damaged, not a usage error
-        raise ConfigFileError(f"{str(run_dir / 'config.yaml')!r}: {e}") from None
-    cfg = config_from_dict(apply_overrides(data, overrides or []))
-    changed = [k for k, v in cfg.to_dict().items() if k in data and data[k] != v]
-    fixed = [k for k in changed if k not in RESUMABLE_FIELDS]
-    if fixed:
-        raise ConfigError(
-            f"--resume cannot change {', '.join(fixed)} (the checkpoint depends on it); "
-            f"it may change {', '.join(RESUMABLE_FIELDS)}"
-        )
-    device = _device(cfg)
-    with RunLock(run_dir):
-        info = read_run_info(run_dir)
-        if backend_run is not None:
-            write_run_files(run_dir, cfg)
-            record_run(run_dir, info, cfg, device, resumed_from=cfg.backend)
-            return backend_run(cfg, run_dir, True)
-        if (run_dir / "metrics.csv").exists():
-            MetricsLog.read(run_dir / "metrics.csv")
-        ckpt = checkpoint.latest_intact(run_dir)
-        where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
-        print(f"resuming {run_dir} from {where}", flush=True)
-        trainer = Trainer(cfg, run_dir, ckpt, device)
-        write_run_files(run_dir, cfg)
-        record_run(run_dir, info, cfg, device, resumed_from=ckpt.name if ckpt else "")
-        done = ckpt is not None and trainer.model.num_timesteps >= cfg.total_timesteps
-        if done and (run_dir / "final_eval.json").is_file():
-            print(f"run already complete at step {trainer.model.num_timesteps:,}", flush=True)
-            return 0
-        return _run(trainer)
-
-
-def _device(cfg: TrainConfig) -> str:
-    device = resolve_device(cfg.device)
-    if cfg.device == "auto":
-        print(f"device: auto -> {device}", flush=True)
-    return device
-
-
-def _run(trainer: Trainer) -> int:
-    if not trainer.learn():
-        return EXIT_INTERRUPTED
-    print(f"training done at step {trainer.model.num_timesteps:,} ({trainer.run_dir})", flush=True)
-    # Ctrl-C and SIGTERM stop the final evaluation, as they stop training (learn() sets
-    # its own handlers), also where SIGINT was inherited as ignored (a shell's `cmd &`).
-    previous = {
-        signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
-        signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt),
-    }
-    try:
-        trainer.finish()
-    except KeyboardInterrupt:
-        # final_eval.* are written whole at the end, so nothing half done is left.
-        print(
-            "interrupted during the final evaluation (the model and checkpoints are saved)\n"
-            f"finish it with: python train.py --resume {trainer.run_dir}",
-            flush=True,
-        )
-        return EXIT_INTERRUPTED
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-    return 0
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
