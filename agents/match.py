@@ -31,6 +31,7 @@ import numpy as np
 from grove_env.grove_v1 import raw_env
 
 from .base import Agent
+from .random_agent import RandomAgent
 
 Observation = dict[str, np.ndarray]
 
@@ -140,3 +141,25 @@ def play_game(
     while env.agents:  # step the finished seats out, as the AEC API expects
         env.step(None)
     return result
+
+
+def decision_positions(
+    rules: str, num_players: int, count: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` observations ``float32[count, 125]`` and masks ``int8[count, 10]``: every
+    decision of random legal play, game after game (seeds ``seed``, ``seed + 1``, ...), for
+    tests and benchmarks of agents."""
+    env = raw_env(num_players=num_players, rules=rules)
+    players = [RandomAgent(seed=seed + s) for s in range(num_players)]
+    rows: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+
+    def keep(seat: int, observation: Observation) -> None:
+        rows.append(observation["observation"])
+        masks.append(observation["action_mask"])
+
+    game = seed
+    while len(rows) < count:
+        play_game(env, players, game, before_act=keep)
+        game += 1
+    return np.stack(rows[:count]), np.stack(masks[:count])

@@ -23,28 +23,8 @@ import time
 
 import numpy as np
 
-from grove_env import grove_v1
 from grove_env.agents.base import make_agent
-
-
-def positions(rules: str, players: int, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` observations and masks of the seat to act under random legal play."""
-    env = grove_v1.raw_env(num_players=players, rules=rules)
-    rng = np.random.default_rng(seed)
-    rows, masks = [], []
-    env.reset(seed=seed)
-    while len(rows) < count:
-        if not env.agents:
-            env.reset(seed=seed + len(rows))
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        rows.append(obs["observation"])
-        masks.append(obs["action_mask"])
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return np.stack(rows), np.stack(masks)
+from grove_env.agents.match import decision_positions
 
 
 def measure(spec: str, obs: np.ndarray, masks: np.ndarray, single_rows: int) -> tuple[float, float]:
@@ -76,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.batch < 1 or args.single < 1 or args.repeats < 1:
         p.error("--batch, --single and --repeats must be at least 1")
-    obs, masks = positions(args.rules, args.players, max(args.batch, args.single))
+    obs, masks = decision_positions(args.rules, args.players, max(args.batch, args.single))
     runs = [
         measure(args.agent, obs[: args.batch], masks[: args.batch], args.single)
         for _ in range(args.repeats)

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
-from grove_env import Game, decode, grove_v1
+from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
 from grove_env.agents.greedy import GreedyAgent
 from grove_env.agents.heuristic import HeuristicAgent, HeuristicParams, parse_params
+from grove_env.agents.match import decision_positions
 from grove_env.agents.posterior import posterior
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,22 +142,9 @@ def test_heuristic_never_picks_a_masked_action(rules, n):
 
 
 def test_act_batch_matches_act():
-    env = grove_v1.raw_env(num_players=3, rules="revised")
-    agent, rnd = make_agent("heuristic"), make_agent("random", seed=0)
-    rows, masks = [], []
-    env.reset(seed=3)
-    while len(rows) < 40:
-        if not env.agents:
-            env.reset(seed=len(rows))
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        rows.append(obs["observation"])
-        masks.append(obs["action_mask"])
-        env.step(rnd.act(obs))
-    batch = agent.act_batch(np.stack(rows), np.stack(masks))
+    agent = make_agent("heuristic")
+    rows, masks = decision_positions("revised", 3, 40, seed=3)
+    batch = agent.act_batch(rows, masks)
     single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks)]
     assert batch.tolist() == single
 

@@ -8,7 +8,14 @@ from positions import TABLES
 
 from grove_env import grove_v1
 from grove_env.agents.base import BaseAgent, make_agent
-from grove_env.agents.match import IllegalActionError, Step, game_seeds, play_game, seat_of
+from grove_env.agents.match import (
+    IllegalActionError,
+    Step,
+    decision_positions,
+    game_seeds,
+    play_game,
+    seat_of,
+)
 
 
 class AlwaysZero(BaseAgent):
@@ -94,3 +101,11 @@ def test_game_seeds_depend_on_seed_and_game_only() -> None:
     env_seed, agent_seeds = game_seeds(3, 7, 4)
     assert len(agent_seeds) == 4 and len({env_seed, *agent_seeds}) == 5
     assert game_seeds(3, 8, 4) != game_seeds(3, 7, 4) != game_seeds(4, 7, 4)
+
+
+def test_decision_positions_are_decisions_of_the_seat_to_act() -> None:
+    rows, masks = decision_positions("classic", 4, 50, seed=2)
+    assert rows.shape == (50, 125) and masks.shape == (50, 10)
+    assert masks.any(axis=1).all()  # every row is a decision with a legal move
+    again, _ = decision_positions("classic", 4, 50, seed=2)
+    np.testing.assert_array_equal(rows, again)

@@ -14,34 +14,15 @@ import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
-from grove_env import Game, decode, grove_v1
+from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
+from grove_env.agents.match import decision_positions
 from grove_env.agents.posterior import posterior
 from grove_env.agents.robust import RobustAgent, RobustParams, culprit_posteriors, parse_params
 from grove_env.agents.style_mixture import histories, history_code, mixture_tables
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def random_positions(rules: str, n: int, count: int, seed: int):
-    """Observations and masks of the seat to act under random legal play."""
-    env = grove_v1.raw_env(num_players=n, rules=rules)
-    rng = np.random.default_rng(seed)
-    rows, masks = [], []
-    env.reset(seed=seed)
-    while len(rows) < count:
-        if not env.agents:
-            env.reset(seed=seed + len(rows))
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        rows.append(obs["observation"])
-        masks.append(obs["action_mask"])
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return np.stack(rows), np.stack(masks)
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
@@ -52,7 +33,7 @@ def test_never_picks_a_masked_action(rules, n):
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_act_batch_matches_act_row_by_row(rules, n):
-    rows, masks = random_positions(rules, n, 60, seed=n)
+    rows, masks = decision_positions(rules, n, 60, seed=n)
     agent = make_agent("robust:trust=0.5")
     batch = agent.act_batch(rows, masks)
     single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks)]
@@ -62,7 +43,7 @@ def test_act_batch_matches_act_row_by_row(rules, n):
 
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_batched_posterior_is_the_exact_one(rules, n):
-    rows, _ = random_positions(rules, n, 40, seed=10 + n)
+    rows, _ = decision_positions(rules, n, 40, seed=10 + n)
     q = culprit_posteriors(rows.astype(np.float64))
     for row, got in zip(rows, q):
         d = decode(row)

@@ -121,3 +121,13 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
     summary = {"model": str(model_path), "spec": spec, **results}
     atomic_write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2) + "\n")
     return text
+
+
+def finish_run(cfg: TrainConfig, run_dir: Path, policy: Path) -> str | None:
+    """The final tournament on ``policy`` (skipped with ``final_eval_games: 0``), printed."""
+    if cfg.final_eval_games <= 0:
+        return None
+    print(f"final evaluation: {cfg.final_eval_games} games per table ...", flush=True)
+    text = final_evaluation(cfg, run_dir, policy)
+    print(text, flush=True)
+    return text

@@ -43,7 +43,7 @@ from grove_env.agents.policy_files import BEST_POLICY
 from grove_env.agents.safe_policy import save_policy
 from grove_env.training import checkpoint
 from grove_env.training.config import TrainConfig
-from grove_env.training.evaluate import QuickEvaluator, final_evaluation
+from grove_env.training.evaluate import QuickEvaluator, finish_run
 from grove_env.training.rllib_module import MaskedActorCritic, actor_of
 from grove_env.training.run_dir import (
     MetricsLog,
@@ -268,12 +268,7 @@ class RLlibRun:
         self.writer.close()
         self.algo.stop()
         plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
-        if self.cfg.final_eval_games <= 0:
-            return None
-        print(f"final evaluation: {self.cfg.final_eval_games} games per table ...", flush=True)
-        text = final_evaluation(self.cfg, self.run_dir, self.run_dir / BEST_POLICY)
-        print(text, flush=True)
-        return text
+        return finish_run(self.cfg, self.run_dir, self.run_dir / BEST_POLICY)
 
 
 def latest_rllib_checkpoint(run_dir: Path) -> Path | None:

@@ -34,7 +34,7 @@ from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (
     TrainConfig,
 )
-from grove_env.training.evaluate import QuickEvaluator, final_evaluation
+from grove_env.training.evaluate import QuickEvaluator, finish_run
 from grove_env.training.run_dir import (
     MetricsLog,
     plot_learning_curve,
@@ -238,14 +238,9 @@ class Trainer:
         return True
 
     def finish(self) -> str | None:
-        """Final tournament on ``best.zip`` (skipped with ``final_eval_games: 0``)."""
+        """Final tournament on ``best_policy`` (skipped with ``final_eval_games: 0``)."""
         plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
-        if self.cfg.final_eval_games <= 0:
-            return None
-        print(f"final evaluation: {self.cfg.final_eval_games} games per table ...", flush=True)
-        text = final_evaluation(self.cfg, self.run_dir, self.run_dir / BEST_POLICY)
-        print(text, flush=True)
-        return text
+        return finish_run(self.cfg, self.run_dir, self.run_dir / BEST_POLICY)
 
 
 def _best_so_far(run_dir: Path) -> float:
