@@ -2,9 +2,11 @@
 
 The simplest agent that uses what it knows. It leaves slot 0 unseen when it is the
 first player (before anyone looks, the slots are exchangeable), never swaps the
-victim, and accuses the slot with the highest posterior probability of being the
-culprit (:mod:`grove_env.agents.posterior`), ties going to the lowest slot. It ignores the stacks,
-so it happily tops a large innocent stack; :mod:`grove_env.agents.heuristic` does not.
+victim, and accuses the slot with the highest exact culprit odds
+(:func:`grove_env.agents.rows.culprit_counts`), ties going to the lowest slot. It ignores
+the stacks, so it happily tops a large innocent stack; :mod:`grove_env.agents.heuristic`
+does not. It is one of the styles of :mod:`grove_env.agents.styles`, which states its
+rule.
 
 >>> from grove_env.core import Game
 >>> from grove_env.observation import ObservationEncoder
@@ -24,32 +26,14 @@ so it happily tops a large innocent stack; :mod:`grove_env.agents.heuristic` doe
 
 from __future__ import annotations
 
-import numpy as np
-
-from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, Phase
-from grove_env.observation import decode
-
-from .base import BaseAgent
-from .posterior import posterior
+from .styles import StyleAgent
 
 
-class GreedyAgent(BaseAgent):
+class GreedyAgent(StyleAgent):
     """Accuses the likeliest culprit; trivial look (slot 0 unseen), never swaps."""
 
-    name = "greedy"
-
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("greedy agent asked to act with an all-zero action mask")
-        d = decode(observation["observation"])
-        if d.phase is Phase.ACCUSE:
-            p = posterior(d)
-            best = max((s for s in range(3) if mask[ACCUSE_0 + s]), key=lambda s: (p[s], -s))
-            return ACCUSE_0 + best
-        preferred = LEAVE_0 if d.phase is Phase.LOOK else KEEP
-        return preferred if mask[preferred] else int(legal[0])
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__("greedy", seed)
 
 
 def make(arg: str | None = None, seed: int | None = None) -> GreedyAgent:

@@ -1,19 +1,46 @@
-"""Rule-based playing styles for the gauntlet: each a small stateless agent of one idea.
+"""Rule-based playing styles: ``greedy`` and the gauntlet's styles, each one small idea.
 
-Each style reads only its own observation through :func:`grove_env.observation.decode`
-and the exact culprit posterior of :mod:`grove_env.agents.posterior`; none keeps memory
-or draws random numbers, so each is deterministic (the seed is accepted and unused).
-Unless its paragraph says otherwise, a style's first player leaves slot 0 unseen (before
-anyone looks the slots are exchangeable) and keeps the victim, and its ties go to the
-lowest slot. The styles are registered as ``stack-avoider``, ``piler``, ``follower``,
-``contrarian`` and ``bluffer`` (:mod:`grove_env.agents.base`); they are the opponents of
-:mod:`grove_env.agents.gauntlet`, chosen to break agents that trust one model of the
-other seats.
+A style decides from a seat's *view* alone: its exact culprit odds
+(:func:`grove_env.agents.rows.culprit_counts`), the stacks already under each slot,
+the slot accused just before it and how many seats still accuse after it this round.
+:func:`accusation` states each style's accusation once, for arrays of views; the style
+agents apply it to their own observations, and the heuristic
+(:mod:`grove_env.agents.robust`) applies the same function to the views it imagines
+for the other seats, so its model of a style is that style. None keeps memory or draws
+random numbers, so each is deterministic (the seed is accepted and unused). Unless its
+paragraph says otherwise a style's first player leaves slot 0 unseen (before anyone
+looks the slots are exchangeable) and keeps the victim. Odds are compared exactly, as
+integers, and the last tie goes to the lowest slot.
 
 Words used below: a seat's *position* ``k`` is how many seats accused before it this
 round, so ``n - 1 - k`` *later seats* still accuse after it; a slot's *stack* is the
 markers already under it; a slot is *likelier* than another when its culprit posterior
 is higher.
+
+* ``greedy``: the likeliest culprit; it ignores the stacks.
+* ``stack-avoider``: the slot of lowest expected marker cost (:func:`marker_cost`),
+  taking the later seats to accuse at random: a tall innocent stack that nobody will
+  cover is expensive, and at classic a likely innocent that later seats will probably
+  cover is *cheaper* than the culprit, since the coverer takes the marker off its
+  hands. So an early seat at classic accuses a likely innocent and counts on being
+  piled on, and the last seat avoids topping stacks; at revised, where a covered or
+  culprit marker costs nothing, it accuses the likeliest culprit unless a stack makes
+  another slot cheaper. Ties go to the likelier culprit.
+* ``piler``: while later seats remain, the slot least likely to be the culprit, ties to
+  the tallest stack (piling on), in the hope that someone tops it and takes the stack;
+  as the last seat, nobody can cover it, so the likeliest culprit, ties to the shortest
+  stack.
+* ``follower``: the slot the seat just before it accused, whatever it knows itself (it
+  is the one slot it did not see, so it has nothing against it); as the round's first
+  accuser, the likeliest culprit.
+* ``contrarian``: among the slots with the shortest stack (no marker, while an empty
+  slot is left), the likeliest culprit.
+* ``bluffer``: as the round's first player it exchanges the victim (when the rules
+  allow) with the seen suspect whose exchange leaves it surest of an innocent slot,
+  ties to the likelier culprit (which it thereby removes, knowing it as the victim),
+  then accuses the slot it holds least likely to be the culprit: a lie for any later
+  seat that reads the first accusation as evidence, and a stack it hopes they pile
+  onto. As a later seat it accuses like ``greedy``.
 
 >>> from grove_env.core import Game
 >>> from grove_env.observation import ObservationEncoder
@@ -26,31 +53,40 @@ is higher.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
-from grove_env.observation import DecodedObservation, decode
+from grove_env.observation import OFF_PHASE
+from grove_env.rules import CulpritMarkers, RuleSet, Scoring
 
 from .base import BaseAgent
-from .posterior import culprit_posterior, knowledge, posterior
+from .rows import Rows, culprit_counts, tables
 
-Posterior = tuple[float, float, float]
+ACCUSERS: tuple[str, ...] = (
+    "greedy",
+    "stack-avoider",
+    "piler",
+    "follower",
+    "contrarian",
+    "bluffer",
+)
+"""Every deterministic style that :func:`accusation` knows."""
+
+STYLE_NAMES: tuple[str, ...] = ACCUSERS[1:]
+"""The gauntlet's own styles (``greedy`` has its own module), in the order it plays them."""
+
+READ_STACKS: frozenset[str] = frozenset({"stack-avoider", "piler", "contrarian"})
+"""The styles whose accusation depends on the stacks and the later seats; the others
+decide from the posterior and the previous accusation alone."""
 
 
-def later_seats(d: DecodedObservation) -> int:
-    """How many seats still accuse this round after the observing seat."""
-    return d.num_players - 1 - len(d.accusations)
-
-
-def likeliest(slots: Sequence[int], p: Posterior) -> int:
-    """The likeliest culprit among ``slots``, ties to the lowest slot."""
-    return max(slots, key=lambda s: (p[s], -s))
-
-
-def expected_marker_cost(d: DecodedObservation, p: Posterior, slot: int) -> float:
-    """Expected change of the observing seat's score count if it accuses ``slot`` now.
+def marker_cost(
+    counts: np.ndarray, later: np.ndarray | int, rules: RuleSet
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(fixed, per_marker)``, each ``int[..., 3]``: the expected change of the seat's
+    score count if it accuses each slot is ``fixed + per_marker * height`` (``height``:
+    the markers already there), times ``total * 3 ** later`` (``total``: the sum of its
+    culprit ``counts``), so that the slots of one seat compare exactly.
 
     The score count is the one the game ranks by: every marker held (classic) or
     penalty markers (revised). The later seats are taken to accuse uniformly at random,
@@ -60,162 +96,162 @@ def expected_marker_cost(d: DecodedObservation, p: Posterior, slot: int) -> floa
     nobody covers the seat takes the whole stack, its own marker included; once
     covered it goes to the seat on top.
     """
-    height = len(d.stacks[slot])
-    uncovered = (2.0 / 3.0) ** later_seats(d)
-    cost = (1.0 - p[slot]) * uncovered * (height + 1)
-    if not d.penalty_scoring:
-        cost -= 1.0 - (0.0 if d.culprit_markers_removed else p[slot])
-    return cost
+    counts = np.asarray(counts, dtype=np.int32)
+    total = counts.sum(axis=-1, keepdims=True, dtype=np.int32)
+    later = np.asarray(later, dtype=np.int32)[..., None]
+    uncovered = (total - counts) * 2**later  # innocent and nobody covers it, / 3 ** later
+    fixed = uncovered
+    if rules.scoring is not Scoring.PENALTY:
+        returned = rules.culprit_markers is CulpritMarkers.RETURN
+        fixed = fixed - (total - counts if returned else total) * 3**later
+    return fixed, uncovered
+
+
+SCALE = 128
+"""Larger than any culprit count or stack, to fold two keys into one integer (the keys
+stay far inside ``int32``: a count is at most 72, a marker cost at most 72 * 16 * 6)."""
+
+
+def first_of(candidates: np.ndarray | None, key: np.ndarray) -> np.ndarray:
+    """Per row, the slot of lowest integer ``key`` among ``candidates`` (bool[..., 3];
+    ``None``: every slot), the lowest slot on a tie."""
+    key = np.asarray(key, dtype=np.int32)
+    if candidates is not None:
+        key = np.where(candidates, key, np.iinfo(np.int32).max)
+    return key.argmin(axis=-1)
+
+
+def stack_key(
+    style: str, counts: np.ndarray, later: np.ndarray | int, rules: RuleSet
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(fixed, per_marker)``: a :data:`READ_STACKS` style accuses the legal slot of
+    lowest ``fixed + per_marker * height``, the lowest slot on a tie (``int[..., 3]``)."""
+    counts = np.asarray(counts, dtype=np.int32)
+    if style == "stack-avoider":  # lowest expected cost, ties to the likelier culprit
+        fixed, per_marker = marker_cost(counts, later, rules)
+        return fixed * SCALE - counts, np.broadcast_to(per_marker * SCALE, counts.shape)
+    if style == "piler":  # early: least likely, ties to the tallest; last: the opposite
+        early = np.asarray(later)[..., None] > 0
+        sign = np.broadcast_to(np.where(early, 1, -1).astype(np.int32), counts.shape)
+        return sign * counts * SCALE, -sign
+    if style == "contrarian":  # the shortest stack, ties to the likelier culprit
+        return -counts, np.full_like(counts, SCALE)
+    raise ValueError(f"{style!r} is not a style that reads the stacks: {sorted(READ_STACKS)}")
+
+
+def accusation(
+    style: str,
+    counts: np.ndarray,
+    heights: np.ndarray,
+    previous: np.ndarray,
+    later: np.ndarray | int,
+    legal: np.ndarray | None,
+    rules: RuleSet,
+) -> np.ndarray:
+    """``int[...]``: the slot a seat of ``style`` accuses (see the module docstring).
+
+    ``counts`` (``int[..., 3]``) are its :func:`~grove_env.agents.rows.culprit_counts`,
+    ``heights`` (``int[..., 3]``) the stacks before it, ``previous`` (``int[...]``) the
+    slot accused just before it (``-1``: it is the round's first accuser), ``later`` the
+    seats after it, ``legal`` (``bool[..., 3]``; ``None``: all three) the slots it may
+    accuse; all broadcast together. Likelier means a higher count (the three slots of a
+    view share its total).
+    """
+    counts = np.asarray(counts, dtype=np.int32)
+    if legal is not None:
+        shape = np.broadcast_shapes(counts.shape, np.shape(heights), np.shape(legal))
+        legal = np.broadcast_to(legal, shape)
+    previous = np.asarray(previous)
+    if style in READ_STACKS:
+        fixed, per_marker = stack_key(style, counts, later, rules)
+        return first_of(legal, fixed + per_marker * np.asarray(heights, dtype=np.int32))
+    if style == "greedy":
+        return first_of(legal, -counts)
+    if style == "follower":
+        back = previous >= 0
+        if legal is not None:
+            at = np.maximum(previous, 0)[..., None]
+            back = back & np.take_along_axis(legal, at, axis=-1)[..., 0]
+        return np.where(back, previous, first_of(legal, -counts))
+    if style == "bluffer":
+        return np.where(previous < 0, first_of(legal, counts), first_of(legal, -counts))
+    raise ValueError(f"unknown style {style!r}; styles: {list(ACCUSERS)}")
+
+
+def bluffer_swap(pool: np.ndarray, seen: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """``int[...]``: the slot the bluffer exchanges the victim with (``-1``: none legal).
+
+    ``pool`` and ``seen`` are its view before the swap; ``legal`` (``bool[..., 3]``) the
+    slots it may swap. It takes the swap after which its least likely slot is least
+    likely, ties to the likelier culprit now.
+    """
+    now = culprit_counts(pool, seen)
+    after = np.stack(
+        [
+            culprit_counts(pool, np.where(np.arange(3) == s, -1, seen)).min(axis=-1)
+            for s in range(3)
+        ],
+        axis=-1,
+    )
+    return np.where(legal.any(axis=-1), first_of(legal, after * SCALE - now), -1)
 
 
 class StyleAgent(BaseAgent):
-    """A style: the default look (slot 0 unseen) and swap (keep); ``accuse_slot`` decides."""
+    """A style (``name`` is one of :data:`ACCUSERS`): slot 0 unseen, keep, and its
+    :func:`accusation`; the bluffer swaps by :func:`bluffer_swap`."""
 
-    name = "style"
+    deterministic = True
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, name: str, seed: int | None = None) -> None:
         del seed  # deterministic: accepted so that every spec takes one
+        if name not in ACCUSERS:
+            raise ValueError(f"unknown style {name!r}; styles: {list(ACCUSERS)}")
+        self.name = name
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
+        obs = np.asarray(observation["observation"], dtype=np.float64)[None]
+        return int(self.act_batch(obs, np.asarray(observation["action_mask"])[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for ``observations[K, 125]`` with ``masks[K, 10]``, as ``int64[K]``."""
+        obs = np.asarray(observations, dtype=np.float64)
+        masks = np.asarray(masks) != 0
+        if not masks.any(axis=1).all():
             raise ValueError(f"{self.name} agent asked to act with an all-zero action mask")
-        d = decode(observation["observation"])
-        if d.phase is Phase.ACCUSE:
-            slots = [s for s in range(3) if mask[ACCUSE_0 + s]]
-            return ACCUSE_0 + self.accuse_slot(d, posterior(d), slots)
-        if d.phase is Phase.SWAP:
-            swaps = [s for s in range(3) if mask[SWAP_0 + s]]
-            choice = self.swap_slot(d, swaps)
-            if choice is not None:
-                return SWAP_0 + choice
-        preferred = LEAVE_0 if d.phase is Phase.LOOK else KEEP
-        return preferred if mask[preferred] else int(legal[0])
-
-    def swap_slot(self, d: DecodedObservation, swaps: list[int]) -> int | None:
-        """The seen slot to exchange the victim with, or ``None`` to keep."""
-        return None
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        """The suspect slot to accuse, one of ``slots`` (the legal ones)."""
-        raise NotImplementedError
-
-
-class StackAvoiderAgent(StyleAgent):
-    """``stack-avoider``: accuses where its own expected marker cost is lowest.
-
-    It prices each slot with :func:`expected_marker_cost`, taking the later seats to
-    accuse at random: a tall innocent stack that nobody will cover is expensive, and in
-    classic a likely innocent that later seats will probably cover is *cheaper* than the
-    culprit, since the coverer takes the marker off its hands. So an early seat at
-    classic accuses a likely innocent and counts on being piled on, and the last seat
-    avoids topping stacks; in revised, where a covered or culprit marker costs nothing,
-    it accuses the likeliest culprit unless a stack makes another slot cheaper. Ties go
-    to the likelier culprit.
-    """
-
-    name = "stack-avoider"
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        return min(slots, key=lambda s: (round(expected_marker_cost(d, p, s), 9), -p[s], s))
-
-
-class PilerAgent(StyleAgent):
-    """``piler``: accuses the likeliest innocent, expecting a later seat to cover it.
-
-    While later seats remain it accuses the slot least likely to be the culprit, ties to
-    the tallest stack (piling on), in the hope that someone tops it and takes the stack.
-    As the last seat of the round nobody can cover it, so it accuses the likeliest
-    culprit, ties to the shortest stack.
-    """
-
-    name = "piler"
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        heights = [len(stack) for stack in d.stacks]
-        if later_seats(d) > 0:
-            return min(slots, key=lambda s: (p[s], -heights[s], s))
-        return max(slots, key=lambda s: (p[s], -heights[s], -s))
-
-
-class FollowerAgent(StyleAgent):
-    """``follower``: repeats the accusation of the seat just before it.
-
-    It puts its marker on the slot the immediately preceding seat accused, whatever it
-    knows itself (it is the one slot it did not see, so it has nothing against it), and
-    as the round's first accuser, with no one to follow, it accuses the likeliest culprit.
-    """
-
-    name = "follower"
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        if d.accusations and d.accusations[-1][1] in slots:
-            return d.accusations[-1][1]
-        return likeliest(slots, p)
-
-
-class ContrarianAgent(StyleAgent):
-    """``contrarian``: accuses where nobody has accused yet this round.
-
-    Among the slots with no marker it accuses the likeliest culprit; when every slot
-    already has a stack (four or five seats) it accuses the shortest one, ties to the
-    likelier culprit. It never joins a stack while an empty slot is left.
-    """
-
-    name = "contrarian"
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        heights = [len(stack) for stack in d.stacks]
-        return min(slots, key=lambda s: (heights[s], -p[s], s))
-
-
-class BlufferAgent(StyleAgent):
-    """``bluffer``: as first player, swaps and accuses so as to mislead; otherwise greedy.
-
-    As the round's first player it exchanges the victim (when the rules allow) with the
-    seen suspect whose exchange leaves it surest of an innocent slot, ties to the
-    likelier culprit (which it thereby removes, knowing it as the victim), then accuses
-    the slot it holds least likely to be the culprit: a lie for any later seat that
-    reads the first accusation as evidence, and a stack it hopes they pile onto. As a
-    later seat it accuses the likeliest culprit, like ``greedy``.
-    """
-
-    name = "bluffer"
-
-    def swap_slot(self, d: DecodedObservation, swaps: list[int]) -> int | None:
-        if not swaps:
-            return None
-        pool, seen = knowledge(d)
-        p = posterior(d)
-
-        def after(slot: int) -> Posterior:
-            slots = tuple(None if s == slot else seen[s] for s in range(3))
-            return culprit_posterior(pool, (slots[0], slots[1], slots[2]))
-
-        return min(swaps, key=lambda s: (min(after(s)), -p[s], s))
-
-    def accuse_slot(self, d: DecodedObservation, p: Posterior, slots: list[int]) -> int:
-        if d.first_player == 0 and not d.accusations:
-            return min(slots, key=lambda s: (p[s], s))
-        return likeliest(slots, p)
-
-
-STYLES: dict[str, type[StyleAgent]] = {
-    cls.name: cls
-    for cls in (StackAvoiderAgent, PilerAgent, FollowerAgent, ContrarianAgent, BlufferAgent)
-}
-STYLE_NAMES: tuple[str, ...] = tuple(STYLES)
-"""The registered names of the styles, in the order the gauntlet plays them."""
+        phase = obs[:, OFF_PHASE : OFF_PHASE + 4].argmax(axis=1)
+        actions = np.where(phase == int(Phase.LOOK), LEAVE_0, KEEP).astype(np.int64)
+        for rules, _, idx in tables(obs):
+            rows = Rows.of(obs[idx])
+            accuse = rows.phase == int(Phase.ACCUSE)
+            if accuse.any():
+                a = np.flatnonzero(accuse)
+                later = rows.num_players - 1 - rows.position[a]
+                slot = accusation(
+                    self.name,
+                    rows.counts[a],
+                    rows.heights[a],
+                    rows.previous[a],
+                    later,
+                    masks[idx[a], ACCUSE_0 : ACCUSE_0 + 3],
+                    rules,
+                )
+                actions[idx[a]] = ACCUSE_0 + slot
+            swap = rows.phase == int(Phase.SWAP)
+            if self.name == "bluffer" and swap.any():
+                s = np.flatnonzero(swap)
+                slot = bluffer_swap(rows.pool[s], rows.seen[s], masks[idx[s], SWAP_0 : SWAP_0 + 3])
+                actions[idx[s]] = np.where(slot >= 0, SWAP_0 + slot, KEEP)
+        legal = masks[np.arange(len(obs)), actions]
+        return np.where(legal, actions, masks.argmax(axis=1)).astype(np.int64)
 
 
 def make_style(name: str, arg: str | None = None, seed: int | None = None) -> StyleAgent:
-    """The style called ``name`` (one of :data:`STYLE_NAMES`); it takes no argument."""
-    if name not in STYLES:
+    """The style called ``name`` (one of :data:`ACCUSERS`); it takes no argument."""
+    if name not in ACCUSERS:
         raise ValueError(f"unknown style {name!r}; styles: {list(STYLE_NAMES)}")
     if arg is not None:
         raise ValueError(f"the {name} agent takes no argument, got {arg!r}")
-    return STYLES[name](seed=seed)
+    return StyleAgent(name, seed=seed)
 
 
 def make_stack_avoider(arg: str | None = None, seed: int | None = None) -> StyleAgent:

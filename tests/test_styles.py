@@ -8,6 +8,7 @@ posterior is (1/4, 0, 3/4) (tests/test_greedy.py works it out).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
@@ -16,7 +17,8 @@ from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0
 from grove_env.agents.base import agent_names, make_agent
 from grove_env.agents.greedy import GreedyAgent
 from grove_env.agents.posterior import posterior
-from grove_env.agents.styles import STYLE_NAMES, expected_marker_cost, make_style
+from grove_env.agents.rows import Rows
+from grove_env.agents.styles import ACCUSERS, READ_STACKS, STYLE_NAMES, make_style, marker_cost
 
 DEAL = (2, 3, 4, 6, 5, 7, 8, 0)
 
@@ -70,16 +72,22 @@ def test_first_player_leaves_slot_0_unseen(name: str) -> None:
 
 
 # --------------------------------------------------------------------- stack-avoider
+def cost_of(game: Game, seat: int) -> list[float]:
+    """The seat's expected marker cost per slot, from the style's integer form."""
+    rows = Rows.of(observe(game, seat)["observation"][None])
+    later = rows.num_players - 1 - rows.position
+    fixed, per_marker = marker_cost(rows.counts, later, game.rules)
+    scale = rows.counts.sum() * 3 ** int(later[0])
+    return ((fixed + per_marker * rows.heights) / scale)[0].tolist()
+
+
 def test_expected_marker_cost_classic_first_seat() -> None:
     # Three later seats accusing at random leave a marker uncovered with (2/3)^3 = 8/27.
     # On the sure innocent 7 (slot 1): taken back with the stack (0 net) if uncovered,
     # lost to a coverer (-1) otherwise: cost -(1 - 8/27). On slot 0 (guilty 1/4) the
     # same, weighted by 3/4, since a culprit marker comes back (0).
-    d = decode(observe(classic4(LEAVE_0, KEEP), 0)["observation"])
-    p = posterior(d)
-    assert expected_marker_cost(d, p, 1) == pytest.approx(-19 / 27)
-    assert expected_marker_cost(d, p, 0) == pytest.approx(-19 / 27 * 3 / 4)
-    assert expected_marker_cost(d, p, 2) == pytest.approx(-19 / 27 / 4)
+    costs = cost_of(classic4(LEAVE_0, KEEP), 0)
+    assert costs == pytest.approx([-19 / 27 * 3 / 4, -19 / 27, -19 / 27 / 4])
 
 
 def test_stack_avoider_first_seat_accuses_a_sure_innocent_at_classic() -> None:
@@ -110,7 +118,7 @@ def test_stack_avoider_revised_last_seat_takes_the_likeliest_culprit_on_empty_st
     g = play(Game("revised", 2, deals=[(3, 6, 5, 7, 8, 2, 4)]), LEAVE_0, ACCUSE_0 + 1)
     d = decode(observe(g, 1)["observation"])
     p = posterior(d)
-    costs = [expected_marker_cost(d, p, s) for s in range(3)]
+    costs = cost_of(g, 1)
     assert costs == pytest.approx([(1 - p[s]) * (len(d.stacks[s]) + 1) for s in range(3)])
     best = min(range(3), key=lambda s: (round(costs[s], 9), -p[s], s))
     assert act("stack-avoider", g) == ACCUSE_0 + best
@@ -201,3 +209,48 @@ def test_bluffer_in_revised_cannot_swap_but_still_lies() -> None:
 def test_bluffer_as_later_seat_plays_greedy() -> None:
     g = classic4(LEAVE_0, KEEP, ACCUSE_0 + 2)
     assert act("bluffer", g) == GreedyAgent().act(observe(g, 1))
+
+
+# --------------------------------------------------------------------- one rule, two uses
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_batch_and_single_decisions_agree(rules: str, n: int) -> None:
+    from grove_env.agents.match import decision_positions
+
+    obs, masks = decision_positions(rules, n, 200, seed=3)
+    for name in ACCUSERS:
+        agent = make_style(name)
+        single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)]
+        assert agent.act_batch(obs, masks).tolist() == single
+
+
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_culprit_counts_are_the_exact_posterior(rules: str, n: int) -> None:
+    # The integer odds over their total equal the enumerating posterior of
+    # grove_env.agents.posterior, the first player's two unknown slots after a swap included.
+    from grove_env.agents.match import decision_positions
+
+    obs, _ = decision_positions(rules, n, 300, seed=5)
+    rows = Rows.of(obs)
+    accuse = np.flatnonzero(rows.phase == 2)
+    counts = rows.counts[accuse]
+    for row, c in zip(obs[accuse], counts):
+        assert (c / c.sum()).tolist() == pytest.approx(posterior(decode(row)))
+
+
+def test_styles_that_read_no_stacks_ignore_heights_and_later_seats() -> None:
+    # The heuristic's model tables these styles' choices per previous slot only, which is
+    # right only if neither the stacks nor the number of later seats changes them.
+    from grove_env.agents.styles import accusation
+    from grove_env.rules import get_rules
+
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 7, size=(500, 3))
+    previous = rng.integers(-1, 3, size=500)
+    for rules in ("classic", "revised"):
+        for name in sorted(set(ACCUSERS) - READ_STACKS):
+            base = accusation(name, counts, np.zeros(3), previous, 0, None, get_rules(rules))
+            for _ in range(5):
+                heights = rng.integers(0, 5, size=(500, 3))
+                later = rng.integers(0, 4, size=500)
+                got = accusation(name, counts, heights, previous, later, None, get_rules(rules))
+                assert (got == base).all(), name
