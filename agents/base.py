@@ -52,6 +52,11 @@ class BaseAgent:
 
     name = "agent"
 
+    deterministic = False
+    """Whether the agent decides from the observation alone, the same way every time
+    (no randomness, no memory): then one object may play many games at once, and a
+    tournament lets it decide their positions in ``act_batch`` calls."""
+
     def reset(self) -> None:
         return None
 

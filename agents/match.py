@@ -96,37 +96,94 @@ def play_game(
     after_step: Callable[[Step], None] | None = None,
 ) -> GameResult:
     """Reset ``env`` with ``seed`` and play one game, ``agents[s]`` at seat ``s``."""
-    n = env.num_players
-    if len(agents) != n:
-        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
-    env.reset(seed=seed)
-    game = env.game
-    assert game is not None
-    seat_index = env.agent_name_mapping
-    totals = [0.0] * n
-    decisions = [0] * n
-    while True:
-        name = env.agent_selection
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            break
-        seat = seat_index[name]
-        if before_act is not None:
-            before_act(seat, observation)
-        action = agents[seat].act(observation)
-        if not is_legal(action, observation["action_mask"]):
-            raise IllegalActionError(
-                f"agent {agents[seat].name!r} at seat {seat} played {action!r}, "
-                "which is not a legal action"
+    return play_games([env], [agents], [seed], before_act=before_act, after_step=after_step)[0]
+
+
+def play_games(
+    envs: Sequence[raw_env],
+    agents: Sequence[Sequence[Agent]],
+    seeds: Sequence[int | None],
+    *,
+    before_act: Callable[[int, Observation], None] | None = None,
+    after_step: Callable[[Step], None] | None = None,
+) -> list[GameResult]:
+    """Play game ``g`` in ``envs[g]`` (reset with ``seeds[g]``), ``agents[g][s]`` at seat ``s``.
+
+    The games move in lockstep, one decision each per step. Where one agent object
+    sits in several games at once (a deterministic agent shared by a tournament's
+    games), the decisions it owes are made in one ``act_batch`` call; every other
+    decision is one ``act``. The hooks see every decision and move, game by game.
+    """
+    for env, seats in zip(envs, agents):
+        if len(seats) != env.num_players:
+            raise ValueError(
+                f"{env.num_players} players need {env.num_players} agents, got {len(seats)}"
             )
-        rounds = len(game.history)
-        env.step(int(action))
-        decisions[seat] += 1
-        for agent_name, reward in env.rewards.items():
-            totals[seat_index[agent_name]] += reward
-        if after_step is not None:
-            paid = tuple(env.rewards[a] for a in env.possible_agents)
-            after_step(Step(seat, int(action), paid, len(game.history) > rounds))
+    for env, seed in zip(envs, seeds):
+        env.reset(seed=seed)
+    totals = [[0.0] * env.num_players for env in envs]
+    decisions = [[0] * env.num_players for env in envs]
+    results: list[GameResult | None] = [None] * len(envs)
+    playing = list(range(len(envs)))
+    while playing:
+        turns = []  # (game, seat, observation) of every game still being played
+        for g in playing:
+            env = envs[g]
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                results[g] = finish(env, totals[g], decisions[g])
+                continue
+            seat = env.agent_name_mapping[env.agent_selection]
+            if before_act is not None:
+                before_act(seat, observation)
+            turns.append((g, seat, observation))
+        playing = [g for g, _, _ in turns]
+        for (g, seat, observation), action in zip(turns, decide(agents, turns)):
+            if not is_legal(action, observation["action_mask"]):
+                raise IllegalActionError(
+                    f"agent {agents[g][seat].name!r} at seat {seat} played {action!r}, "
+                    "which is not a legal action"
+                )
+            env, move = envs[g], int(action)  # type: ignore[call-overload]
+            game = env.game
+            assert game is not None
+            rounds = len(game.history)
+            env.step(move)
+            decisions[g][seat] += 1
+            for agent_name, reward in env.rewards.items():
+                totals[g][env.agent_name_mapping[agent_name]] += reward
+            if after_step is not None:
+                paid = tuple(env.rewards[a] for a in env.possible_agents)
+                after_step(Step(seat, move, paid, len(game.history) > rounds))
+    return results  # type: ignore[return-value]
+
+
+def decide(
+    agents: Sequence[Sequence[Agent]], turns: list[tuple[int, int, Observation]]
+) -> list[object]:
+    """The action of every turn ``(game, seat, observation)``: one ``act_batch`` call per
+    agent object that owes several of them, ``act`` for the rest."""
+    owed: dict[int, list[int]] = {}
+    for t, (g, seat, _) in enumerate(turns):
+        owed.setdefault(id(agents[g][seat]), []).append(t)
+    actions: list[object] = [None] * len(turns)
+    for ts in owed.values():
+        g, seat, _ = turns[ts[0]]
+        agent = agents[g][seat]
+        batch = getattr(agent, "act_batch", None)
+        if len(ts) > 1 and callable(batch):
+            obs = np.stack([turns[t][2]["observation"] for t in ts])
+            masks = np.stack([turns[t][2]["action_mask"] for t in ts])
+            for t, action in zip(ts, batch(obs, masks)):
+                actions[t] = int(action)
+        else:
+            for t in ts:
+                actions[t] = agent.act(turns[t][2])
+    return actions
+
+
+def finish(env: raw_env, totals: list[float], decisions: list[int]) -> GameResult:
+    """The result of the game that just ended in ``env``; steps the finished seats out."""
     infos = env.infos
     last = infos[env.possible_agents[0]]
     result = GameResult(
@@ -135,8 +192,8 @@ def play_game(
         rewards=tuple(totals),
         decisions=tuple(decisions),
         ended_by=tuple(int(s) for s in np.flatnonzero(last["ended_by"])),
-        truncated=bool(env.truncations[name]),
-        rounds=len(game.history),
+        truncated=bool(env.truncations[env.agent_selection]),
+        rounds=len(env.game.history) if env.game is not None else 0,
     )
     while env.agents:  # step the finished seats out, as the AEC API expects
         env.step(None)

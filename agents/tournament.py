@@ -74,9 +74,8 @@ from .tournament_games import (
     TournamentError,
     init_worker,
     is_agent,
-    make_env,
     play_slice,
-    play_tournament_game,
+    play_tournament_games,
     slices,
 )
 from .tournament_report import EntryStats, GameRecord, TournamentResult, summarise
@@ -189,11 +188,10 @@ def run_tournament(
     workers = min(workers, total)
     try:
         if workers == 1:
-            env = make_env(setup)
-            for g in range(total):
-                records.append(play_tournament_game(setup, g, env))
+            for lo, hi in slices(total, 1):
+                records.extend(play_tournament_games(setup, range(lo, hi)))
                 if bar is not None:
-                    bar.update(1)
+                    bar.update(hi - lo)
         else:
             import multiprocessing as mp
 

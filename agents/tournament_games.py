@@ -1,6 +1,6 @@
 """The games of a tournament: one game's seating, agents and record, here or in a worker.
 
-:func:`play_tournament_game` plays game ``g`` of a tournament from its :class:`Setup`
+:func:`play_tournament_games` plays games of a tournament from its :class:`Setup`
 alone (seats by :func:`~grove_env.agents.match.seat_of`, seeds by
 :func:`~grove_env.agents.match.game_seeds`), so a game is the same whichever process
 plays it; :func:`init_worker` and :func:`play_slice` are what worker processes run.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from grove_env.grove_v1 import raw_env
 from grove_env.record import record_game
 
 from .base import Agent, make_agent
-from .match import IllegalActionError, game_seeds, play_game, seat_of
+from .match import GameResult, IllegalActionError, game_seeds, play_games, seat_of
 from .tournament_report import GameRecord
 
 EntryLike = str | Agent | Callable[[int], Agent]
@@ -68,20 +68,61 @@ def make_env(setup: Setup) -> raw_env:
     return raw_env(num_players=setup.num_players, rules=setup.rules, max_rounds=setup.max_rounds)
 
 
-def play_tournament_game(setup: Setup, index: int, env: raw_env | None = None) -> GameRecord:
-    """Play game ``index`` of a tournament (in ``env`` if given, it is reset) and record it."""
+def shared_agent(entry: EntryLike, seed: int) -> Agent | None:
+    """The one agent object that may sit at every game of a batch for this entry, or
+    ``None`` if each game needs its own (a seeded or stateful agent, a factory)."""
+    if isinstance(entry, str):
+        agent = make_agent(entry, seed=seed)
+    elif is_agent(entry):
+        agent = entry  # type: ignore[assignment]
+    else:
+        return None
+    return agent if getattr(agent, "deterministic", False) else None
+
+
+def play_tournament_games(setup: Setup, indices: Sequence[int]) -> list[GameRecord]:
+    """Play games ``indices`` of a tournament together and record them.
+
+    An entry whose agent is deterministic (decides from the observation alone, the same
+    way each time) is one object at every game, so it decides them in batches; every
+    other entry gets a fresh, seeded agent per game. The games are the same as when
+    played one by one. An agent object that is not deterministic is reseeded for each
+    game, so its games are played one after another.
+    """
     n = setup.num_players
-    env_seed, agent_seeds = game_seeds(setup.seed, index, n)
-    seats = [seat_of(e, index, n) for e in range(n)]
-    by_seat: list[Agent] = [None] * n  # type: ignore[list-item]
-    for e, entry in enumerate(setup.entries):
-        by_seat[seats[e]] = agent_for_game(entry, agent_seeds[e])
-    if env is None:
-        env = make_env(setup)
-    try:
-        result = play_game(env, by_seat, env_seed)
-    except IllegalActionError as exc:
-        raise TournamentError(f"game {index}: {exc}") from None
+    shared = [shared_agent(entry, setup.seed) for entry in setup.entries]
+    one_by_one = any(a is None and is_agent(e) for a, e in zip(shared, setup.entries))
+    batches = [[g] for g in indices] if one_by_one else [list(indices)]
+    records = []
+    for batch in batches:
+        envs, tables, seeds, seatings = [], [], [], []
+        for index in batch:
+            env_seed, agent_seeds = game_seeds(setup.seed, index, n)
+            seats = [seat_of(e, index, n) for e in range(n)]
+            by_seat: list[Agent] = [None] * n  # type: ignore[list-item]
+            for e, entry in enumerate(setup.entries):
+                agent = shared[e]
+                if agent is None:
+                    agent = agent_for_game(entry, agent_seeds[e])
+                by_seat[seats[e]] = agent
+            envs.append(make_env(setup))
+            tables.append(by_seat)
+            seeds.append(env_seed)
+            seatings.append(seats)
+        try:
+            results = play_games(envs, tables, seeds)
+        except IllegalActionError as exc:
+            raise TournamentError(f"games {batch[0]}-{batch[-1]}: {exc}") from None
+        for index, env, seats, result in zip(batch, envs, seatings, results):
+            records.append(game_record(setup, index, env, seats, result))
+    return records
+
+
+def game_record(
+    setup: Setup, index: int, env: raw_env, seats: list[int], result: GameResult
+) -> GameRecord:
+    """The tournament's record of game ``index`` (and its JSON record, if asked for)."""
+    n = setup.num_players
     if setup.record_dir is not None and env.game is not None:
         players = [setup.labels[seats.index(s)] for s in range(n)]
         with open(Path(setup.record_dir, f"game_{index:05d}.json"), "w") as out:
@@ -114,8 +155,7 @@ def init_worker(setup: Setup) -> None:
 def play_slice(bounds: tuple[int, int]) -> list[GameRecord]:
     """Games ``bounds[0] .. bounds[1]-1``, in a worker process."""
     assert WORKER_SETUP is not None, "worker not initialised"
-    env = make_env(WORKER_SETUP)
-    return [play_tournament_game(WORKER_SETUP, g, env) for g in range(*bounds)]
+    return play_tournament_games(WORKER_SETUP, range(*bounds))
 
 
 def slices(games: int, workers: int) -> list[tuple[int, int]]:

@@ -42,7 +42,7 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     def played(*args: object, **kwargs: object) -> None:
         raise AssertionError("a game was played before the error")
 
-    monkeypatch.setattr(tournament, "play_tournament_game", played)
+    monkeypatch.setattr(tournament, "play_tournament_games", played)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from grove_env.agents.match import (
     decision_positions,
     game_seeds,
     play_game,
+    play_games,
     seat_of,
 )
 
@@ -109,3 +110,49 @@ def test_decision_positions_are_decisions_of_the_seat_to_act() -> None:
     assert masks.any(axis=1).all()  # every row is a decision with a legal move
     again, _ = decision_positions("classic", 4, 50, seed=2)
     np.testing.assert_array_equal(rows, again)
+
+
+class CountingStyle(BaseAgent):
+    """A deterministic agent (greedy) that records how it was asked."""
+
+    name = "counting"
+    deterministic = True
+
+    def __init__(self) -> None:
+        self.inner = make_agent("greedy")
+        self.batches: list[int] = []
+        self.singles = 0
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        self.singles += 1
+        return self.inner.act(observation)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.batches.append(len(observations))
+        return self.inner.act_batch(observations, masks)
+
+
+@pytest.mark.parametrize("rules,n", [("classic", 4), ("revised", 3)])
+def test_games_in_lockstep_are_the_games_played_one_by_one(rules: str, n: int) -> None:
+    # One shared deterministic agent in every game, seeded random agents per game:
+    # playing 12 games together gives each game exactly the result it has alone, and the
+    # shared agent is asked in batches (one act_batch per step), never one by one.
+    def tables(shared: BaseAgent) -> list[list]:
+        return [
+            [shared] + [make_agent("random", seed=100 * g + s) for s in range(n - 1)]
+            for g in range(12)
+        ]
+
+    shared = CountingStyle()
+    alone = [
+        play_game(grove_v1.raw_env(num_players=n, rules=rules), seats, seed=g)
+        for g, seats in enumerate(tables(shared))
+    ]
+    assert shared.batches == [] and shared.singles > 0
+    together_agent = CountingStyle()
+    envs = [grove_v1.raw_env(num_players=n, rules=rules) for _ in range(12)]
+    together = play_games(envs, tables(together_agent), list(range(12)))
+    assert together == alone
+    assert together_agent.singles <= 12  # only when a single game is left wanting it
+    assert sum(together_agent.batches) + together_agent.singles == shared.singles
+    assert max(together_agent.batches) > 1
