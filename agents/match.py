@@ -82,7 +82,7 @@ def is_legal(action: object, mask: np.ndarray) -> bool:
     """Whether ``action`` is an int that ``mask`` allows."""
     try:
         move = int(action)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # int(inf) overflows
         return False
     return bool(move == action and 0 <= move < len(mask) and mask[move] == 1)
 

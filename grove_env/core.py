@@ -105,7 +105,7 @@ class Game:
         try:
             given = list(deal)
             tiles = tuple(int(t) for t in given)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
             raise ValueError(f"a deal is a sequence of ints, got {deal!r}") from None
         if any(t != g for t, g in zip(tiles, given)):  # int() would truncate 3.9, read "3"
             raise ValueError(f"a deal is a sequence of ints, got {deal!r}")

@@ -315,7 +315,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             move = int(action)
             if move != action:
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int(inf) overflows
             raise ValueError(
                 f"{agent}: action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}"
             ) from None
@@ -325,7 +325,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.illegal_action == "raise":
             names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
             raise ValueError(
-                f"{agent} played illegal action {move} in phase "
+                f"{agent} played illegal action {action} in phase "
                 f"{self.game.phase.name.lower()}; legal actions: {names}"
             )
         self._cumulative_rewards[agent] = 0.0

@@ -67,7 +67,7 @@ class AssertOutOfBounds(_DirectForwarding, AssertOutOfBoundsWrapper):
             space = env.action_space(agent)
             try:
                 ok = int(action) == action and 0 <= int(action) - space.start < space.n
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # int(inf) overflows
                 ok = False
         assert ok, "action is not in action space"
         env.step(action)

@@ -114,3 +114,24 @@ def test_fuzzed_forced_deals_are_refused_in_one_line_or_queued(deals) -> None:
         assert str(e) and "\n" not in str(e)
     vg.reset()
     assert vg.action_masks().any(axis=1).all()
+
+
+@pytest.mark.parametrize("make", [grove_v1.env, grove_v1.raw_env])
+@pytest.mark.parametrize("action", [float("inf"), float("-inf"), float("nan"), 1e300])
+def test_unrepresentable_actions_are_refused_and_the_env_stays_usable(make, action) -> None:
+    # int(inf) overflows rather than failing as a ValueError: still one clear error.
+    env = make(num_players=3)
+    env.reset(seed=0)
+    with pytest.raises((ValueError, AssertionError), match="action"):
+        env.step(action)
+    assert env.agent_selection == "player_0"
+    env.step(0)
+    assert env.agent_selection == "player_0"  # the first player's swap is next
+
+
+def test_an_unrepresentable_deal_tile_is_a_one_line_error() -> None:
+    env = grove_v1.raw_env(num_players=3)
+    with pytest.raises(ValueError, match="a deal is a sequence of ints"):
+        env.reset(seed=0, options={"deal": [float("inf")] * 7})
+    env.reset(seed=0)
+    assert env.agent_selection == "player_0"
