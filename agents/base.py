@@ -20,7 +20,7 @@ A spec may carry options after a colon for agents that take them, e.g. ``ppo:run
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -83,7 +83,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "random": "grove_env.agents.random_agent:make",
     "greedy": "grove_env.agents.greedy:make",
     "heuristic": "grove_env.agents.heuristic:make",
-    "robust": "grove_env.agents.robust:make",
+    "heuristic-trust": "grove_env.agents.heuristic_trust:make",
     "human": "grove_env.agents.human:make",
     "ppo": "grove_env.agents.ppo:make",
     "sb3": "grove_env.agents.sb3:make",
@@ -97,7 +97,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
 
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
-  robust     a heuristic over a mixture of opponent styles, batched (issue 10, in progress)
+  heuristic-trust   the first heuristic, which trusts the others' accusations
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
   cfr        the solved two-player round (CFR+), shipped for 2-player tables
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
@@ -153,6 +153,19 @@ def parse_options(arg: str | None, params: type[P], agent: str) -> P:
             )
         kwargs[key] = float(value)
     return params(**kwargs)
+
+
+def check_params(params: Any, shares: Sequence[str], positive: Sequence[str] = ()) -> None:
+    """Refuse a parameter dataclass whose ``shares`` are outside [0, 1] or whose
+    ``positive`` fields are not above 0, naming the class and the field."""
+    for f in shares:
+        v = getattr(params, f)
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{type(params).__name__}.{f} must be in [0, 1], got {v}")
+    for f in positive:
+        v = getattr(params, f)
+        if not v > 0:
+            raise ValueError(f"{type(params).__name__}.{f} must be > 0, got {v}")
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:

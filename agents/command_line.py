@@ -13,14 +13,14 @@ Everything is checked before the first game: agents are built from their specs (
 model files are read) and output paths are proved writable without creating them,
 so a long run never ends in an error that was there from the start.
 
-Agent lists: a spec may carry options with commas (``heuristic:trust=0.8,noise=0.2``),
+Agent lists: a spec may carry options with commas (``heuristic:noise=0.2,aim=1``),
 so a list of specs is given as repeated flags (``--agent SPEC --agent SPEC``); a
 comma-separated list (``--agents a,b,c``) is kept for specs without options.
 
 >>> agent_specs(None, "heuristic, random")
 ['heuristic', 'random']
->>> agent_specs(["heuristic:trust=0.8,noise=0.2", "random"], None)
-['heuristic:trust=0.8,noise=0.2', 'random']
+>>> agent_specs(["heuristic:noise=0.2,aim=1", "random"], None)
+['heuristic:noise=0.2,aim=1', 'random']
 >>> one_line("a message\\nthat torch spread  over lines")
 'a message that torch spread over lines'
 """
@@ -42,7 +42,7 @@ from .policy_files import ModelFileError
 USAGE = 2
 FAILURE = 1
 INTERRUPTED = 130
-SPECS_WITH_OPTIONS = "a spec with options, such as heuristic:trust=0.8,noise=0.2, needs {flag}"
+SPECS_WITH_OPTIONS = "a spec with options, such as heuristic:noise=0.2,aim=1, needs {flag}"
 
 
 EXIT_HELP = """Everything is checked before the first game. Exit status: 0 done, 130 interrupted,
@@ -54,7 +54,7 @@ def specs_help(flag: str, listed: str, each: str = "table position") -> str:
     """The ``--help`` lines on agent specs: repeat ``flag`` once per ``each``, or ``listed``."""
     return (
         f"agents: {', '.join(agent_names())}. A spec may carry options after a colon:\n"
-        "heuristic:trust=0.8,noise=0.2, ppo:PATH (a run directory or a saved policy).\n"
+        "heuristic:noise=0.2,aim=1, ppo:PATH (a run directory or a saved policy).\n"
         f"Repeat {flag} SPEC once per {each};\n{listed} is short for specs without options\n"
         f"({SPECS_WITH_OPTIONS.format(flag=flag)}).\n{SPEC_HELP}"
     )

@@ -13,10 +13,11 @@ with its Wilson 95% interval, beside the fair share ``1 / N``.
 The opponents come in two groups. The *rule-based* styles (:data:`RULE_BASED`:
 ``random``, ``greedy`` and the styles of :mod:`grove_env.agents.styles`) give the
 **mean** and the **worst case**, the figures to hold an agent to. The *reference*
-agents (:data:`REFERENCES`: ``heuristic``, and ``cfr`` when it is registered) are
-reported separately: the heuristic may be the agent itself, and nobody is expected to
-beat a near-equilibrium strategy on average. An unregistered reference is skipped
-with a note. Every cell uses the same seed, so the cells share their deals.
+agents (:data:`REFERENCES`: ``heuristic``, its variant ``heuristic-trust``, and ``cfr``
+where it ships a strategy) are reported separately: the heuristic may be the agent
+itself, and nobody is expected to beat a near-equilibrium strategy on average. An
+unregistered reference is skipped with a note. Every cell uses the same seed, so the
+cells share their deals.
 
 :func:`run_gauntlet` is the importable entry point (training picks its best policy by
 it); its :class:`GauntletResult` prints the table, writes JSON and a PNG bar chart.
@@ -42,7 +43,7 @@ from .tournament import TournamentError, run_tournament
 RULE_BASED: tuple[str, ...] = ("random", "greedy", *STYLE_NAMES)
 """Opponent styles whose mean and worst case the gauntlet reports."""
 
-REFERENCES: tuple[str, ...] = ("heuristic", "cfr")
+REFERENCES: tuple[str, ...] = ("heuristic", "heuristic-trust", "cfr")
 """Reference opponents, reported apart from the rule-based styles (skipped if absent)."""
 
 

@@ -1,227 +1,245 @@
-"""``heuristic``: a one-round look-ahead on the final standing, for every table.
+"""``heuristic``: a one-round search over every deal against a mixture of playing styles.
 
-This is the older heuristic, which trusts that earlier accusers point at the likely
-culprit; the registry's ``heuristic`` is now :mod:`grove_env.agents.robust`.
+The reference agent: not fooled by style, fast in batches, deterministic. (The first
+heuristic, which trusted the other seats' accusations, is ``heuristic-trust``:
+:mod:`grove_env.agents.heuristic_trust`.)
 
-Decides from the observation alone (:func:`grove_env.observation.decode`) and keeps no
-state; the work is cached on the decoded knowledge (:mod:`grove_env.agents.round_model`), so a
-position seen before costs a look-up and the value function.
+**Accuse.** The agent lists every deal its observation allows
+(:mod:`grove_env.agents.deals`) and, for each, what every other seat saw and peeked. It
+keeps a mixture over *styles of table*: the other seats all play one of the
+deterministic styles (:data:`~grove_env.agents.style_model.STYLES`, the gauntlet's and
+``greedy``) or all accuse at random. The style's own rule, applied to each seat's view
+in each deal, says how likely the accusations already made are
+(:func:`~grove_env.agents.style_model.likelihoods`), which weighs (style, deal) by
+Bayes' rule, and what the later seats will do after each of the agent's possible
+accusations (:func:`~grove_env.agents.style_model.later_paths`). So no style fools it
+for long: a piler's accusation of a sure innocent, a follower's echo or a bluffer's lie
+is read as what that style does, and the deals are weighed accordingly. A style plays
+at random with probability ``noise``, which keeps every hypothesis alive.
 
-**Accuse.** For each suspect slot the agent computes the distribution of how the round
-ends if it accuses there: over the suspect triples its knowledge allows (the exact
-posterior, sharpened by the earlier accusations as far as ``trust`` says) and over the
-later seats' accusations (the model of :mod:`grove_env.agents.round_model`). Each ending changes
-every seat's markers exactly as the rules resolve it, which counts what greedy ignores:
-topping an innocent stack of ``L`` markers costs ``L - 1`` (classic) or ``L``
-(revised), and in classic a marker that a later seat covers on an innocent suspect
-*lowers* the count by one (it goes to the coverer), so an early seat does well on a
-likely innocent that others will pile onto, and a late seat avoids topping stacks.
-The agent accuses where the expected *value* after the round is highest, ties to the
-likelier culprit. The value compares its score count with each other seat's:
-``tanh(x / (spread * sqrt(rounds left)))`` for a seat ``x`` markers behind, so far from
-the end it is (up to scale) the expected change of its own score relative to the
-others, and in an ending that triggers the end condition (classic: 8 markers held or
-no coloured marker left; revised: 5 penalty markers or none left to place) it is the
-final result, ``sign(x)``, which makes a leader end the game and a trailer avoid it.
+Every way the round can end (the later accusations and the culprit) is scored by the
+standing it leaves (:func:`standing_value`), with the markers resolved by the batched
+engine's table of every round (:func:`grove_env.vector.rules.resolution_table`): each
+other seat ``x`` markers behind counts ``tanh(x / (spread * sqrt(rounds left)))``, or
+the final ``sign(x)`` where the round ends the game; ``aim`` blends that mean with the
+chance of finishing first. The agent accuses where the expected value is highest, ties
+to the likelier culprit, then the lowest slot.
 
-**Look** (first player). Before anyone has looked the three slots are exchangeable:
-whichever slot is left unseen, the agent learns as much, and the public unseen marker
-tells the others nothing about the tiles. So it leaves slot 0 unseen, deterministically.
+**Look**: slot 0 unseen (before anyone looks the slots are exchangeable). **Swap**
+(classic first player): keep and each legal swap are valued as the best accusation
+afterwards, and a swap is played when it beats keeping by ``swap_margin``.
 
-**Swap** (classic first player). Swapping keeps the pool of unknown tiles (the removed
-tile becomes the known victim) but trades a seen suspect for an unknown one, and it
-changes what the next seats see when they accuse. The agent scores keep and each
-possible swap by the value of its best accusation afterwards, with the same look-ahead,
-and swaps when that is better by ``swap_margin``. How often it swaps, and what
-swapping is worth against each kind of opponent, are measured in the README's
-benchmarks, not here.
-
->>> from grove_env.agents.base import make_agent
->>> agent = make_agent("heuristic:trust=0.5", seed=0)
->>> agent.params.trust
-0.5
+**Batched.** :meth:`HeuristicAgent.act_batch` decides ``K`` observations with NumPy over
+``[rows, deals]`` arrays; loops run over tables, positions in the round, styles and
+later seats, never over observations. :meth:`act` is one row of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
-from grove_env.observation import DecodedObservation, decode
-from grove_env.rules import Scoring, ends_game
+from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
+from grove_env.rules import CulpritMarkers, RuleSet
+from grove_env.vector.rules import resolution_table
 
-from .base import BaseAgent, parse_options
-from .round_model import Outcomes, Resolutions, round_outcomes
-from .seat_model import Model
-from .table_belief import Knowledge
+from .base import check_params, parse_options
+from .deals import deals
+from .row_agent import RowAgent
+from .rows import Rows, posterior
+from .style_model import STYLES, later_paths, likelihoods
 
 
 @dataclass(frozen=True)
 class HeuristicParams:
-    """Tunable parts of the heuristic, with defaults chosen by measurement.
+    """Tunable parts of the heuristic (defaults chosen with the gauntlet)."""
 
-    The trade-off is ``trust``: believing the other seats' accusations pays against
-    informed players and costs against random ones. The measurements (win share per
-    table, seats rotated, ``scripts/eval_vs_random.py``) are in the README.
-    """
+    noise: float = 0.1
+    """Probability that a seat of a modelled style accuses at random instead."""
 
-    trust: float = 0.8
-    """Prior probability that the other seats play the model of
-    :mod:`grove_env.agents.seat_model` rather than uniformly at random; updated each round by how
-    well the earlier accusations fit it (0: exact uniform posterior, random later seats)."""
-
-    noise: float = 0.2
-    """Probability that a seat of the model table accuses uniformly at random instead
-    of as the model."""
-
-    caution: float = 0.0
-    """Share of the model seats' informed choices that are cautious (avoid topping
-    innocent stacks); the rest are plain greedy (the likeliest culprit)."""
+    random_prior: float = 0.2
+    """Prior weight of the table whose other seats all accuse at random; the
+    deterministic styles share the rest equally."""
 
     spread: float = 1.0
-    """Score difference that the value function counts as decisive with one round left:
-    a seat ``x`` markers behind is worth ``tanh(x / (spread * sqrt(rounds left)))``."""
+    """Score difference counted as decisive with one round left (see the module doc)."""
+
+    aim: float = 0.5
+    """0: value the expected final outcome (the env's reward); 1: the chance of
+    finishing first (a tournament's win share); between: a blend."""
 
     swap_margin: float = 0.01
     """A swap must beat keeping by this much expected value to be played."""
 
     def __post_init__(self) -> None:
-        for f in ("trust", "noise", "caution"):
-            v = getattr(self, f)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"HeuristicParams.{f} must be in [0, 1], got {v}")
-        if self.spread <= 0:
-            raise ValueError(f"HeuristicParams.spread must be > 0, got {self.spread}")
+        check_params(self, ("noise", "random_prior", "aim"), ("spread",))
 
 
-@dataclass(frozen=True)
-class Standing:
-    """The marker counts and end rules that the value function needs from one
-    observation (relative seats, seat 0 is us)."""
+def standing_value(
+    coloured: np.ndarray, penalty: np.ndarray, rules: RuleSet, spread: float, aim: float
+) -> np.ndarray:
+    """``float[...]``: the value for relative seat 0 of the counts ``[..., n]`` after a round."""
+    score = rules.score(coloured, penalty)
+    behind = score[..., 1:] - score[..., :1]
+    ended = rules.ends_game(coloured, penalty).any(axis=-1, keepdims=True)
+    scale = spread * np.sqrt(np.maximum(coloured.min(axis=-1, keepdims=True), 1.0))
+    soft = np.tanh(behind / scale)
+    pairwise = np.where(ended, np.sign(behind), soft)
+    outcome = pairwise.mean(axis=-1)
+    first = (behind >= 0).all(axis=-1) / (1.0 + (behind == 0).sum(axis=-1))
+    chance = np.where(ended[..., 0], first, np.prod((1.0 + soft) / 2.0, axis=-1))
+    return (1.0 - aim) * outcome + aim * chance
 
-    coloured: np.ndarray
-    penalty: np.ndarray
-    scoring: Scoring
-    end_markers_held: int | None
-    end_penalty_held: int | None
 
-    @classmethod
-    def of(cls, d: DecodedObservation) -> Standing:
-        return cls(
-            coloured=np.array(d.coloured, dtype=np.float64),
-            penalty=np.array(d.penalty, dtype=np.float64),
-            scoring=d.scoring,
-            end_markers_held=d.end_markers_held or None,
-            end_penalty_held=d.end_penalty_held or None,
+@lru_cache(maxsize=64)
+def round_changes(n: int, position: int, returned: bool) -> tuple[np.ndarray, np.ndarray]:
+    """What every way a round can end does to the markers, for the seat at ``position``.
+
+    Returns ``(changes, index)``: ``changes[P, U, 2, n]`` holds the distinct changes of
+    (coloured, penalty) markers per relative seat, for each code ``P`` of the earlier
+    accusations (``sum(slot_i * 3 ** i)``), padded by repeating the first; ``index[P, 3
+    own slot, 3 ** later, 3 culprit]`` points into them. The coloured change counts only
+    the markers still to be placed (the earlier seats' are off their counts already) and
+    the culprit's markers coming back (where the rules return them); the penalty change
+    the innocent stacks taken. Markers are resolved by the batched engine's table of
+    every round (:func:`grove_env.vector.rules.resolution_table`). Few ways differ: 40
+    of the 243 at the first position of four players.
+    """
+    later = n - 1 - position
+    gained, back = resolution_table(n)
+    own = np.arange(3)[:, None, None] * 3**position
+    seq = np.arange(3**later)[None, :, None] * 3 ** (position + 1)
+    placing = (np.arange(n) <= later).astype(np.int64)  # seats 0 .. later have not placed
+    per_prefix = []
+    for prefix in range(3**position):
+        key = ((prefix + own + seq) * 3 + np.arange(3)) * n + (-position % n)
+        coloured = (back[:, key] if returned else 0 * back[:, key]) - placing[:, None, None, None]
+        both = np.stack([coloured, gained[:, key]]).reshape(2 * n, -1).T  # [endings, 2n]
+        distinct, where = np.unique(both, axis=0, return_inverse=True)
+        per_prefix.append((distinct.reshape(-1, 2, n), where.reshape(key.shape)))
+    width = max(len(c) for c, _ in per_prefix)
+    changes = np.stack(
+        [np.concatenate([c, c[:1].repeat(width - len(c), 0)]) for c, _ in per_prefix]
+    )
+    index = np.stack([w for _, w in per_prefix])
+    for a in (changes, index):
+        a.flags.writeable = False
+    return changes, index
+
+
+def ending_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.ndarray:
+    """``float[K, 3 own slot, 3**later, 3 culprit]``: the value of every way the round
+    can end, for rows at one position (later sequences coded as in ``later_paths``)."""
+    n, position = rows.num_players, int(rows.position[0])
+    returned = rules.culprit_markers is CulpritMarkers.RETURN
+    changes, index = round_changes(n, position, returned)
+    prefix = (rows.accused[:, :position] * 3 ** np.arange(position)).sum(axis=1)
+    after = changes[prefix] + np.stack([rows.coloured, rows.penalty], axis=1)[:, None]
+    value = standing_value(
+        after[:, :, 0].astype(np.float64),
+        after[:, :, 1].astype(np.float64),
+        rules,
+        params.spread,
+        params.aim,
+    )  # [K, U]
+    at = index[prefix]
+    return np.take_along_axis(value, at.reshape(len(at), -1), axis=1).reshape(at.shape)
+
+
+def accusation_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.ndarray:
+    """``float[K, 3]``: the expected value of accusing each slot, for rows at one position."""
+    n, position = rows.num_players, int(rows.position[0])
+    later = n - 1 - position
+    d = deals(rows)
+    culprit = d.culprit  # [K, D]
+    k, size = culprit.shape
+    like = likelihoods(rows, d, rules, params.noise)  # [K, T, D]
+    weight = like * ((1.0 - params.random_prior) / len(STYLES))
+    swaps = bool(position and rules.victim_swap)
+    at_random = params.random_prior * (1.0 / 3.0) ** (position + swaps)
+    total = weight.sum(axis=(1, 2)) + at_random * size  # [K]
+    ends = ending_values(rows, rules, params)  # [K, 3, S, 3]
+    rand = ends.mean(axis=2)  # [K, 3 own, 3 culprit]
+    rand_d = np.take_along_axis(rand, np.broadcast_to(culprit[:, None, :], (k, 3, size)), axis=2)
+    paths = later_paths(rows, d, rules)  # [K, T, 3, D]
+    rows_i = np.arange(k)[:, None, None, None]
+    path_value = ends[rows_i, np.arange(3)[None, None, :, None], paths, culprit[:, None, None, :]]
+    slip = 1.0 - (1.0 - params.noise) ** later
+    styled = (1.0 - slip) * path_value + slip * rand_d[:, None]  # [K, T, 3, D]
+    value = np.einsum("ktd,ktcd->kc", weight, styled)
+    value += at_random * rand_d.sum(axis=2)
+    return value / total[:, None]
+
+
+def best_slot(values: np.ndarray, q: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Per row: the legal slot of highest value, ties to the likelier culprit, then the
+    lowest slot (all three slots when none is legal)."""
+    legal = np.where(legal.any(axis=1, keepdims=True), legal, True)
+    v = np.where(legal, np.round(values, 9), -np.inf)
+    top = v == v.max(axis=1, keepdims=True)
+    qq = np.where(top, np.round(q, 9), -np.inf)
+    return (qq == qq.max(axis=1, keepdims=True)).argmax(axis=1)
+
+
+def swap_variants(rows: Rows) -> list[Rows]:
+    """The first player's view after keeping and after each swap, in the accuse phase."""
+    out = [dataclasses.replace(rows, phase=np.full(len(rows), int(Phase.ACCUSE)))]
+    for s in range(3):
+        seen = rows.seen.copy()
+        seen[:, s] = -1
+        out.append(
+            dataclasses.replace(
+                out[0],
+                seen=seen,
+                victim=rows.seen[:, s].copy(),
+                tampered=np.full(len(rows), s),
+            )
         )
-
-    def values(self, out: Outcomes, spread: float) -> np.ndarray:
-        """Expected value of the position after the round, per own accusation.
-
-        Each other seat contributes ``tanh(x / (spread * sqrt(rounds left)))`` where
-        ``x`` is how far its score is behind ours; in rows where the game ends the
-        contribution is the final ``sign(x)``. Rounds left: at least one, and at most
-        the fewest coloured markers any seat will hold (a seat places one per round).
-        """
-        col0, pen0 = self.coloured, self.penalty
-        score0 = self.scoring.score(col0, pen0)
-        t = out.table
-        behind = (score0[1:] - score0[0]) + t.behind
-        scale = spread * np.sqrt(max(col0.min() - 1.0, 1.0))
-        pairwise = np.tanh(behind / scale)
-        if self._may_end(t):
-            col = col0 + t.coloured
-            pen = pen0 + t.penalty
-            ended = ends_game(col, pen, self.end_markers_held, self.end_penalty_held)
-            ended = ended.any(axis=2)
-            pairwise[ended] = np.sign(behind[ended])
-        return (out.prob * pairwise.mean(axis=2)).sum(axis=1)
-
-    def _may_end(self, t: Resolutions) -> bool:
-        """Whether any way this round can go ends the game (cheap bounds first)."""
-        if self.coloured.min() <= 1:
-            return True
-        gain = float(t.penalty.max())  # the most penalty markers one seat can take
-        if self.end_penalty_held and self.penalty.max() + gain >= self.end_penalty_held:
-            return True
-        held = self.coloured + self.penalty
-        return bool(self.end_markers_held and held.max() + gain >= self.end_markers_held)
+    return out
 
 
-class HeuristicAgent(BaseAgent):
-    """Accuses the slot with the best expected value after the round (see the module doc)."""
+class HeuristicAgent(RowAgent):
+    """Accuses the slot with the best value under the style mixture (module doc)."""
 
     name = "heuristic"
 
     def __init__(self, params: HeuristicParams | None = None) -> None:
         self.params = params or HeuristicParams()
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("heuristic agent asked to act with an all-zero action mask")
-        vector = np.asarray(observation["observation"])
-        d = decode(vector)
-        if d.phase is Phase.ACCUSE:
-            values, q = self.accusation_values(d)
-            slots = [s for s in range(3) if mask[ACCUSE_0 + s]] or [0, 1, 2]
-            action = ACCUSE_0 + max(slots, key=lambda s: (round(float(values[s]), 9), q[s], -s))
-        elif d.phase is Phase.SWAP:
-            action = self.swap_choice(d, mask)
-        else:
-            action = LEAVE_0
-        return action if mask[action] else int(legal[0])
+    def accuse(self, rows: Rows, rules: RuleSet, masks: np.ndarray) -> np.ndarray:
+        legal = masks[:, ACCUSE_0 : ACCUSE_0 + 3]
+        return ACCUSE_0 + best_slot(self.values(rows, rules), posterior(rows.counts), legal)
 
-    # ------------------------------------------------------------------ accuse
-    def accusation_values(
-        self, d: DecodedObservation
-    ) -> tuple[np.ndarray, tuple[float, float, float]]:
-        """Expected value per accused slot, and the (trust-weighted) culprit posterior."""
-        return self._values(Knowledge.of(d), Standing.of(d))
+    def values(self, rows: Rows, rules: RuleSet) -> np.ndarray:
+        """``float[K, 3]``: the value of accusing each slot (rows in the accuse phase)."""
+        out = np.zeros((len(rows), 3))
+        for position in np.unique(rows.position):
+            at = np.flatnonzero(rows.position == position)
+            out[at] = accusation_values(rows.take(at), rules, self.params)
+        return out
 
-    def expected_score_change(self, d: DecodedObservation) -> tuple[float, float, float]:
-        """Expected change of the seat's own score count this round, per accused slot.
-
-        The same look-ahead as :meth:`accusation_values`, summarised as the plain
-        expected score change (lower is better) instead of the value function.
-        """
-        out = self._outcomes(Knowledge.of(d))
-        own = (out.prob * out.table.score[:, :, 0]).sum(axis=1)
-        return float(own[0]), float(own[1]), float(own[2])
-
-    def _outcomes(self, k: Knowledge) -> Outcomes:
-        p = self.params
-        return round_outcomes(k, p.trust, Model(noise=p.noise, caution=p.caution))
-
-    def _values(
-        self, k: Knowledge, standing: Standing
-    ) -> tuple[np.ndarray, tuple[float, float, float]]:
-        out = self._outcomes(k)
-        return standing.values(out, self.params.spread), out.q
-
-    # ------------------------------------------------------------------ swap
-    def swap_choice(self, d: DecodedObservation, mask: np.ndarray) -> int:
-        """Keep, or the swap whose best accusation afterwards is worth the most."""
-        k = Knowledge.of(d)
-        standing = Standing.of(d)
-        best_action, best = KEEP, max(self._values(k.after_swap(None), standing)[0])
+    def swap(self, rows: Rows, rules: RuleSet, masks: np.ndarray) -> np.ndarray:
+        """Per row: keep, or the swap whose best accusation afterwards is worth most."""
+        variants = swap_variants(rows)
+        keep = self.values(variants[0], rules).max(axis=1)
+        best = np.full((3, len(rows)), -np.inf)
+        can = masks[:, SWAP_0 : SWAP_0 + 3] & (rows.seen >= 0)
         for s in range(3):
-            if not mask[SWAP_0 + s] or k.slots[s] is None:
-                continue
-            value = max(self._values(k.after_swap(s), standing)[0])
-            if value > best + self.params.swap_margin:
-                best_action, best = SWAP_0 + s, value
-        return best_action
+            at = np.flatnonzero(can[:, s])
+            if at.size:
+                best[s, at] = self.values(variants[s + 1].take(at), rules).max(axis=1)
+        play = best.max(axis=0) > keep + self.params.swap_margin
+        return np.where(play, SWAP_0 + best.argmax(axis=0), KEEP)
 
 
 def parse_params(arg: str | None) -> HeuristicParams:
-    """``"trust=0.5,noise=0.3"`` -> :class:`HeuristicParams` (``None``: the defaults)."""
+    """``"noise=0.2,aim=1"`` -> :class:`HeuristicParams` (``None``: the defaults)."""
     return parse_options(arg, HeuristicParams, "heuristic")
 
 
 def make(arg: str | None = None, seed: int | None = None) -> HeuristicAgent:
-    """Registry factory: ``heuristic`` or ``heuristic:trust=0.5``; deterministic."""
+    """Registry factory: ``heuristic`` or ``heuristic:noise=0.2,aim=1``; deterministic."""
     return HeuristicAgent(parse_params(arg))

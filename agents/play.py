@@ -11,7 +11,7 @@ after each round the reveal and where the markers went; at the end, the standing
 ``--opponent SPEC`` names the agent of one other seat; repeat it, once per other seat
 in clockwise order from yours, or give it once for every other seat. ``--opponents``
 is short for specs without options (one spec, or a comma-separated list); a spec such
-as ``heuristic:trust=0.8,noise=0.2`` has commas of its own and needs ``--opponent``.
+as ``heuristic:noise=0.2,aim=1`` has commas of its own and needs ``--opponent``.
 Without either you play the ``heuristic`` agent.
 
 Every option and agent is checked before the game (model files are read then); a
@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="SPEC",
         help="the agent of one other seat, clockwise from yours; repeat it once per other "
-        "seat, or give it once for all (e.g. --opponent heuristic:trust=0.8,noise=0.2)",
+        "seat, or give it once for all (e.g. --opponent heuristic:noise=0.2,aim=1)",
     )
     opponents.add_argument(
         "--opponents",

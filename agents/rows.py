@@ -24,6 +24,7 @@ reproduces that style's decisions exactly.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -227,6 +228,11 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.dealt)
+
+    def take(self, idx: np.ndarray) -> Rows:
+        """The rows ``idx`` (an index array) of these rows."""
+        arrays = [f.name for f in dataclasses.fields(self) if f.name != "num_players"]
+        return Rows(self.num_players, **{name: getattr(self, name)[idx] for name in arrays})
 
     @cached_property
     def position(self) -> np.ndarray:

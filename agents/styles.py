@@ -5,7 +5,7 @@ A style decides from a seat's *view* alone: its exact culprit odds
 the slot accused just before it and how many seats still accuse after it this round.
 :func:`accusation` states each style's accusation once, for arrays of views; the style
 agents apply it to their own observations, and the heuristic
-(:mod:`grove_env.agents.robust`) applies the same function to the views it imagines
+(:mod:`grove_env.agents.heuristic`) applies the same function to the views it imagines
 for the other seats, so its model of a style is that style. None keeps memory or draws
 random numbers, so each is deterministic (the seed is accepted and unused). Unless its
 paragraph says otherwise a style's first player leaves slot 0 unseen (before anyone
@@ -55,12 +55,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
-from grove_env.observation import OFF_PHASE
+from grove_env.actions import ACCUSE_0, KEEP, SWAP_0
 from grove_env.rules import CulpritMarkers, RuleSet, Scoring
 
-from .base import BaseAgent
-from .rows import Rows, culprit_counts, tables
+from .row_agent import RowAgent
+from .rows import Rows, culprit_counts
 
 ACCUSERS: tuple[str, ...] = (
     "greedy",
@@ -196,11 +195,9 @@ def bluffer_swap(pool: np.ndarray, seen: np.ndarray, legal: np.ndarray) -> np.nd
     return np.where(legal.any(axis=-1), first_of(legal, after * SCALE - now), -1)
 
 
-class StyleAgent(BaseAgent):
+class StyleAgent(RowAgent):
     """A style (``name`` is one of :data:`ACCUSERS`): slot 0 unseen, keep, and its
     :func:`accusation`; the bluffer swaps by :func:`bluffer_swap`."""
-
-    deterministic = True
 
     def __init__(self, name: str, seed: int | None = None) -> None:
         del seed  # deterministic: accepted so that every spec takes one
@@ -208,41 +205,17 @@ class StyleAgent(BaseAgent):
             raise ValueError(f"unknown style {name!r}; styles: {list(ACCUSERS)}")
         self.name = name
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float64)[None]
-        return int(self.act_batch(obs, np.asarray(observation["action_mask"])[None])[0])
+    def accuse(self, rows: Rows, rules: RuleSet, masks: np.ndarray) -> np.ndarray:
+        later = rows.num_players - 1 - rows.position
+        legal = masks[:, ACCUSE_0 : ACCUSE_0 + 3]
+        slot = accusation(self.name, rows.counts, rows.heights, rows.previous, later, legal, rules)
+        return ACCUSE_0 + slot
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Actions for ``observations[K, 125]`` with ``masks[K, 10]``, as ``int64[K]``."""
-        obs = np.asarray(observations, dtype=np.float64)
-        masks = np.asarray(masks) != 0
-        if not masks.any(axis=1).all():
-            raise ValueError(f"{self.name} agent asked to act with an all-zero action mask")
-        phase = obs[:, OFF_PHASE : OFF_PHASE + 4].argmax(axis=1)
-        actions = np.where(phase == int(Phase.LOOK), LEAVE_0, KEEP).astype(np.int64)
-        for rules, _, idx in tables(obs):
-            rows = Rows.of(obs[idx])
-            accuse = rows.phase == int(Phase.ACCUSE)
-            if accuse.any():
-                a = np.flatnonzero(accuse)
-                later = rows.num_players - 1 - rows.position[a]
-                slot = accusation(
-                    self.name,
-                    rows.counts[a],
-                    rows.heights[a],
-                    rows.previous[a],
-                    later,
-                    masks[idx[a], ACCUSE_0 : ACCUSE_0 + 3],
-                    rules,
-                )
-                actions[idx[a]] = ACCUSE_0 + slot
-            swap = rows.phase == int(Phase.SWAP)
-            if self.name == "bluffer" and swap.any():
-                s = np.flatnonzero(swap)
-                slot = bluffer_swap(rows.pool[s], rows.seen[s], masks[idx[s], SWAP_0 : SWAP_0 + 3])
-                actions[idx[s]] = np.where(slot >= 0, SWAP_0 + slot, KEEP)
-        legal = masks[np.arange(len(obs)), actions]
-        return np.where(legal, actions, masks.argmax(axis=1)).astype(np.int64)
+    def swap(self, rows: Rows, rules: RuleSet, masks: np.ndarray) -> np.ndarray:
+        if self.name != "bluffer":
+            return super().swap(rows, rules, masks)
+        slot = bluffer_swap(rows.pool, rows.seen, masks[:, SWAP_0 : SWAP_0 + 3])
+        return np.where(slot >= 0, SWAP_0 + slot, KEEP)
 
 
 def make_style(name: str, arg: str | None = None, seed: int | None = None) -> StyleAgent:

@@ -7,7 +7,7 @@ Command line (also installed as ``grove-tournament``)::
         --json out.json --plot out.png
 
 Each ``--agent SPEC`` (repeated, one per table position) or each spec of the shorter
-``--agents a,b,c`` (specs without options: a spec such as ``heuristic:trust=0.8,noise=0.2``
+``--agents a,b,c`` (specs without options: a spec such as ``heuristic:noise=0.2,aim=1``
 has commas of its own) is one *entry*: one table position per game. A spec that
 appears more than once gives entries labelled ``random#1``, ``random#2``, ... Every input
 and output path is checked before the first game (:mod:`grove_env.agents.command_line`):
@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="SPEC",
         help="one table position's agent; repeat it, once per position "
-        "(e.g. --agent heuristic:trust=0.8,noise=0.2 --agent random ...)",
+        "(e.g. --agent heuristic:noise=0.2,aim=1 --agent random ...)",
     )
     agents.add_argument(
         "--agents",

@@ -1,4 +1,4 @@
-"""Decisions per second of the robust heuristic, one observation at a time and in a batch.
+"""Decisions per second of the heuristic, one observation at a time and in a batch.
 
 The positions are the decisions of random legal play on one table (``grove_v1``,
 every phase, the seat to act), collected once. ``single`` times ``agent.act`` on each
@@ -46,7 +46,7 @@ def measure(spec: str, obs: np.ndarray, masks: np.ndarray, single_rows: int) -> 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--agent", default="robust", help="agent spec (default: robust)")
+    p.add_argument("--agent", default="heuristic", help="agent spec (default: heuristic)")
     p.add_argument("--rules", default="classic")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--batch", type=int, default=1024, help="K, observations per batch call")

@@ -125,7 +125,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = Parser(
         prog=PROG,
         description=__doc__.split("\n")[0],
-        epilog="A spec may carry options: --agent heuristic:trust=0.8,noise=0.2. "
+        epilog="A spec may carry options: --agent heuristic:noise=0.2,aim=1. "
         + EXIT_HELP.format(failure="a model file missing or damaged"),
     )
     parser.add_argument("--agent", default="heuristic", help="spec of the tested agent")

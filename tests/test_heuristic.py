@@ -1,14 +1,16 @@
-"""The trusting heuristic (``heuristic``): legal play, posteriors, score changes.
+"""The heuristic (``heuristic``): its model of each style is that style, its endings are
+the rules', and it plays legally, the same in batches as one by one.
 
-Positions are built on forced deals (seats' tiles, suspect slots 0, 1, 2, victim).
-Culprit rule: with a 5 among the suspects the lowest number is guilty, otherwise the
-highest. Classic score change of one marker: 0 on the culprit, 0 alone on an innocent
-(its own marker comes back as a penalty), -1 when covered on an innocent, ``L - 1`` on
-top of an innocent stack of ``L``.
+The differential tests rebuild, for every deal an observation allows, the whole round
+in the core (:class:`grove_env.Game`) and let the real style agents play the other
+seats: what they did must be what :mod:`grove_env.agents.style_model` says they did, and
+what they do next must be its paths; the marker counts the core reaches must be the
+ones the heuristic prices.
 """
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -18,158 +20,211 @@ import pytest
 from positions import TABLES, count_legal_decisions, observe, play
 
 from grove_env import Game, decode
-from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
+from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
 from grove_env.agents.base import make_agent
-from grove_env.agents.greedy import GreedyAgent
-from grove_env.agents.heuristic import HeuristicAgent, HeuristicParams, parse_params
+from grove_env.agents.deals import deals
+from grove_env.agents.heuristic import (
+    HeuristicAgent,
+    HeuristicParams,
+    parse_params,
+    round_changes,
+)
 from grove_env.agents.match import decision_positions
 from grove_env.agents.posterior import posterior
+from grove_env.agents.rows import Rows
+from grove_env.agents.style_model import STYLES, later_paths, likelihoods
+from grove_env.rules import TILE_VALUES, CulpritMarkers
 
 ROOT = Path(__file__).resolve().parents[1]
-DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank
-
-
-def values_of(agent: HeuristicAgent, game: Game, seat: int):
-    obs = observe(game, seat)
-    return decode(obs["observation"]), obs
-
-
-# --------------------------------------------------------------------- posterior
-def test_without_trust_the_posterior_is_the_exact_one():
-    g = play(Game("classic", 4, deals=[DEAL_4P]), LEAVE_0, KEEP, ACCUSE_0 + 2)
-    d, obs = values_of(HeuristicAgent(), g, 1)
-    _, q = HeuristicAgent(HeuristicParams(trust=0.0)).accusation_values(d)
-    assert q == pytest.approx(posterior(d))
-    assert q == pytest.approx((3 / 4, 0, 1 / 4))
-
-
-def test_trust_reads_the_first_players_accusation():
-    # Classic, two players: seats hold 3 and 4 (both seats know both), suspects 6 7 5,
-    # victim blank. Seat 0 leaves slot 0 unseen (sees 7, 5), keeps, accuses slot 2.
-    # Seat 1 then sees 6 and 7; slot 2 is the blank or the 5 (exact: 1/2 each), so
-    # the culprit is the 7 (slot 1) or the 5 (slot 2).
-    # Model of seat 0 (greedy, noise e = 1/5), which knows tiles 3 and 4:
-    #   slot 2 = blank: it saw 7 and blank, slot 0 is 6 (7 guilty) or 5 (5 guilty): a tie
-    #     between slots 0 and 1, so P(accuse 2) = e/3 = 1/15;
-    #   slot 2 = 5: it saw 7 and 5, and the 5 is guilty whatever slot 0 holds:
-    #     P(accuse 2) = (1 - e) + e/3 = 13/15.
-    # P(accusation | model table) = (1/15 + 13/15) / 2 = 7/15, at random 1/3; with prior
-    # trust 4/5: P(model | acc.) = (4/5 * 7/15) / (4/5 * 7/15 + 1/5 * 1/3) = 28/33.
-    # P(slot 2 = 5) = 28/33 * 13/14 + 5/33 * 1/2 = 19/22.
-    g = play(Game("classic", 2, deals=[(3, 4, 6, 7, 5, 0)]), LEAVE_0, KEEP, ACCUSE_0 + 2)
-    d, obs = values_of(HeuristicAgent(), g, 1)
-    assert d.seen == (6, 7, None)
-    agent = HeuristicAgent(HeuristicParams(trust=0.8, noise=0.2, caution=0.0))
-    _, q = agent.accusation_values(d)
-    assert q == pytest.approx((0, 3 / 22, 19 / 22))
-
-
-# --------------------------------------------------------------------- score changes
-def test_early_seat_prefers_a_likely_innocent_that_may_be_covered():
-    # Classic 4p, seat 0 first: sees 7 (slot 1) and 8 (slot 2); P(culprit) =
-    # (1/4, 0, 3/4). With trust 0 the three later seats accuse at random, so a marker
-    # on an innocent is covered with probability 1 - (2/3)^3 = 19/27 (change -1) and
-    # otherwise stays alone (change 0). Expected change per slot:
-    #   slot 0: 3/4 * -19/27 = -57/108, slot 1: -19/27, slot 2: 1/4 * -19/27 = -19/108.
-    # Greedy accuses the likely culprit (slot 2); the heuristic the sure innocent.
-    g = play(Game("classic", 4, deals=[DEAL_4P]), LEAVE_0, KEEP)
-    d, obs = values_of(HeuristicAgent(), g, 0)
-    agent = HeuristicAgent(HeuristicParams(trust=0.0))
-    assert agent.expected_score_change(d) == pytest.approx((-57 / 108, -19 / 27, -19 / 108))
-    assert agent.act(obs) == ACCUSE_0 + 1
-    assert GreedyAgent().act(obs) == ACCUSE_0 + 2
-
-
-def test_last_seat_does_not_top_a_stack():
-    # Classic 4p: seat 0 accuses slot 2, seat 1 slot 0, seat 2 slot 2. Seat 3 (last)
-    # sees 5 and 7 (slot 2 was just accused) and peeked 6 and 2: slot 2 holds one of
-    # {0,3,4,8}; a 3 or 4 there is guilty, else the 5: P = (1/2, 0, 1/2).
-    # Stacks: slot 0 one marker, slot 2 two. Nobody comes after seat 3, so:
-    #   slot 0: innocent half the time, on top of 2 -> +1: expected 1/2;
-    #   slot 1: a sure innocent, alone -> 0;  slot 2: half the time on top of 3 -> +2: 1.
-    # Greedy takes the first of the tied likeliest slots (0); the heuristic slot 1.
-    g = play(
-        Game("classic", 4, deals=[DEAL_4P]), LEAVE_0, KEEP, ACCUSE_0 + 2, ACCUSE_0, ACCUSE_0 + 2
-    )
-    d, obs = values_of(HeuristicAgent(), g, 3)
-    assert posterior(d) == pytest.approx((1 / 2, 0, 1 / 2))
-    for params in (HeuristicParams(trust=0.0), HeuristicParams()):
-        agent = HeuristicAgent(params)
-        assert agent.act(obs) == ACCUSE_0 + 1
-    exact = HeuristicAgent(HeuristicParams(trust=0.0))
-    assert exact.expected_score_change(d) == pytest.approx((1 / 2, 0, 1))
-    assert GreedyAgent().act(obs) == ACCUSE_0
-
-
-def test_revised_scores_only_penalties():
-    # Revised 4p, same tiles (the blank is an X), seat 0 first with random later seats
-    # (trust 0): a covered marker changes nothing (only penalty markers count) and a
-    # lone innocent marker costs 1. On the sure innocent (slot 1) that is
-    # P(no later seat covers) = (2/3)^3 = 8/27; on slot 2 (innocent 1/4) 2/27; on
-    # slot 0 (innocent 3/4) 6/27.
-    g = play(Game("revised", 4, deals=[DEAL_4P]), LEAVE_0)
-    d, obs = values_of(HeuristicAgent(), g, 0)
-    agent = HeuristicAgent(HeuristicParams(trust=0.0))
-    assert agent.expected_score_change(d) == pytest.approx((6 / 27, 8 / 27, 2 / 27))
-    assert agent.act(obs) == ACCUSE_0 + 2
-
-
-# --------------------------------------------------------------------- look, swap, mask
-def test_look_leaves_slot_0_and_swap_is_legal():
-    g = Game("classic", 4, deals=[DEAL_4P])
-    agent = make_agent("heuristic")
-    assert agent.act(observe(g, 0)) == LEAVE_0
-    play(g, LEAVE_0)
-    obs = observe(g, 0)
-    assert obs["action_mask"][agent.act(obs)] == 1
-
-
-def test_a_narrower_mask_is_respected_and_an_empty_one_refused():
-    g = play(Game("classic", 4, deals=[DEAL_4P]), LEAVE_0, KEEP)
-    obs = observe(g, 0)
-    agent = HeuristicAgent(HeuristicParams(trust=0.0))
-    obs["action_mask"][ACCUSE_0 + 1] = 0  # its first choice, see above
-    assert agent.act(obs) == ACCUSE_0 + 0  # the next best: -57/108 beats -19/108
-    with pytest.raises(ValueError, match="all-zero"):
-        agent.act({"observation": obs["observation"], "action_mask": np.zeros(10)})
 
 
 @pytest.mark.parametrize("rules,n", TABLES)
-def test_heuristic_never_picks_a_masked_action(rules, n):
-    """Heuristic in every seat but one (random), ~1500 decisions per table."""
-    decisions = count_legal_decisions(make_agent("heuristic"), rules, n, 1000, 1500)
-    assert decisions >= 1500
+def test_never_picks_a_masked_action(rules, n):
+    """The heuristic in every seat but one (random), ~300 decisions per table."""
+    assert count_legal_decisions(make_agent("heuristic"), rules, n, 2000, 300) >= 300
 
 
-def test_act_batch_matches_act():
-    agent = make_agent("heuristic")
-    rows, masks = decision_positions("revised", 3, 40, seed=3)
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_act_batch_matches_act_row_by_row(rules, n):
+    rows, masks = decision_positions(rules, n, 60, seed=n)
+    agent = make_agent("heuristic:noise=0.2,aim=0.3")
     batch = agent.act_batch(rows, masks)
     single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks)]
     assert batch.tolist() == single
+    assert all(m[a] for a, m in zip(batch, masks))
 
 
-# --------------------------------------------------------------------- factory, script
-def test_params_from_spec():
+# --------------------------------------------------------------------- round-one positions
+def round_one_positions(rules: str, n: int, count: int, seed: int) -> list[tuple[Game, list]]:
+    """Games in round 1 at an accusation, with the actions that led there (random play
+    with a bluffer first player, so that swaps occur)."""
+    rng = np.random.default_rng(seed)
+    bluffer = make_agent("bluffer")
+    out = []
+    while len(out) < count:
+        g = Game(rules, n, seed=int(rng.integers(2**31)))
+        actions = [LEAVE_0]
+        g.apply_action(LEAVE_0)
+        if g.phase is Phase.SWAP:
+            a = bluffer.act(observe(g, 0)) if rng.random() < 0.5 else KEEP
+            g.apply_action(a)
+            actions.append(a)
+        for _ in range(int(rng.integers(n))):
+            a = int(rng.choice(g.legal_actions()))
+            g.apply_action(a)
+            actions.append(a)
+        out.append((g, actions))
+    return out
+
+
+def absolute_deal(rows: Rows, d, j: int, seat: int, n: int) -> tuple[int, ...]:
+    """Deal ``j`` of the observer at ``seat`` in the core's layout (tiles as dealt, suspects
+    before any swap)."""
+    tiles = [0] * n
+    for r in range(n):
+        tiles[(seat + r) % n] = TILE_VALUES[d.dealt[0, j, r]]
+    suspects = [TILE_VALUES[t] for t in d.suspects[0, j]]
+    victim = TILE_VALUES[d.victim[0, j]]
+    t = int(rows.tampered[0])
+    if t >= 0:  # undo the swap: the victim was in slot t
+        suspects[t], victim = victim, suspects[t]
+    spare = [] if rows.spare[0] < 0 else [TILE_VALUES[rows.spare[0]]]
+    return (*tiles, *suspects, victim, *spare)
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_the_model_of_each_style_is_that_style(rules, n):
+    for g, actions in round_one_positions(rules, n, 6, seed=n):
+        seat = g.current_player
+        rows = Rows.of(observe(g, seat)["observation"][None])
+        d = deals(rows)
+        like = likelihoods(rows, d, g.rules, noise=0.0)  # 1 where the style did all that
+        paths = later_paths(rows, d, g.rules)
+        for j, t in itertools.product(range(d.suspects.shape[1]), range(len(STYLES))):
+            style = make_agent(STYLES[t])
+            deal = absolute_deal(rows, d, j, seat, n)
+            replay = Game(rules, n, deals=[deal])
+            agrees = True
+            for a in actions:  # the other seats' swap and accusations, as the style plays
+                if replay.phase is not Phase.LOOK and replay.current_player != seat:
+                    agrees &= style.act(observe(replay, replay.current_player)) == a
+                replay.apply_action(a)
+            assert like[0, t, j] == float(agrees), (STYLES[t], deal)
+            assert replay.suspects == [TILE_VALUES[x] for x in d.suspects[0, j]]
+            for own in range(3):  # the later seats after each own accusation
+                after = play(Game(rules, n, deals=[deal]), *actions, ACCUSE_0 + own)
+                code, k = 0, 0
+                while after.history == []:
+                    slot = style.act(observe(after, after.current_player)) - ACCUSE_0
+                    code += slot * 3**k
+                    k += 1
+                    after.apply_action(ACCUSE_0 + slot)
+                assert paths[0, t, own, j] == code, (STYLES[t], deal, own)
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_every_ending_moves_the_markers_as_the_core_does(rules, n):
+    for g, actions in round_one_positions(rules, n, 3, seed=10 + n):
+        seat = g.current_player
+        rows = Rows.of(observe(g, seat)["observation"][None])
+        position = int(rows.position[0])
+        returned = g.rules.culprit_markers is CulpritMarkers.RETURN
+        changes, index = round_changes(n, position, returned)
+        prefix = int((rows.accused[0, :position] * 3 ** np.arange(position)).sum())
+        deal = absolute_deal(rows, deals(rows), 0, seat, n)
+        for own, seq in itertools.product(range(3), range(3 ** (n - 1 - position))):
+            done = play(Game(rules, n, deals=[deal]), *actions, ACCUSE_0 + own)
+            for k in range(n - 1 - position):
+                done.apply_action(ACCUSE_0 + seq // 3**k % 3)
+            record = done.history[0]
+            counts = np.stack([rows.coloured[0], rows.penalty[0]])
+            got = counts + changes[prefix, index[prefix, own, seq, record.culprit]]
+            expected = [
+                [record.coloured[(seat + r) % n] for r in range(n)],
+                [record.penalty[(seat + r) % n] for r in range(n)],
+            ]
+            assert got.tolist() == expected
+
+
+# --------------------------------------------------------------------- behaviour
+def test_the_trusting_model_walks_onto_a_pilers_stack_and_this_one_does_not():
+    # Classic 4p: seats hold 8 0 4 7, suspects 5 6 3, victim 2. Seat 0 (a piler) leaves
+    # slot 0 unseen, keeps, and accuses the slot it holds least likely (slot 0); seat 1
+    # (a piler) accuses slot 1. Seat 2 saw the 5 (slot 0) and the 3 (slot 2): with a 5
+    # among the suspects the lowest tile is guilty, so slot 0 is a sure innocent
+    # (exact posterior (0, 1/4, 3/4)). The trusting model reads the accusations as
+    # evidence and expects the last seat to cover slot 0; it tops that stack. The
+    # heuristic reads two pilers and accuses the likely culprit, slot 2.
+    g = play(Game("classic", 4, deals=[(8, 0, 4, 7, 5, 6, 3, 2)]), LEAVE_0, KEEP)
+    piler = make_agent("piler")
+    for seat in (0, 1):
+        play(g, piler.act(observe(g, seat)))
+    obs = observe(g, 2)
+    d = decode(obs["observation"])
+    assert [slot for _, slot in d.accusations] == [0, 1]
+    assert posterior(d) == pytest.approx((0.0, 0.25, 0.75))
+    assert make_agent("heuristic-trust").act(obs) == ACCUSE_0
+    assert make_agent("heuristic").act(obs) == ACCUSE_0 + 2
+
+
+def test_a_last_seat_never_tops_an_innocent_stack_for_nothing():
+    # Classic 2p, equal counts: the second seat only loses by covering the first seat's
+    # marker on an innocent, so with the first seat's slot possibly innocent it goes
+    # elsewhere, whatever the style of the first seat.
+    positions = [
+        (g, a)
+        for g, a in round_one_positions("classic", 2, 40, seed=3)
+        if g.current_player == 1 and len(g.accusations) == 1
+    ]
+    assert positions
+    agent = make_agent("heuristic")
+    for g, _ in positions:
+        first = g.accusations[0][1]
+        p = posterior(decode(observe(g, 1)["observation"]))
+        if p[first] < 1.0:
+            assert agent.act(observe(g, 1)) != ACCUSE_0 + first
+
+
+def test_swaps_are_valued_by_the_accusation_after_them():
+    # The first player's swap choice: keep and each legal swap, valued by the best
+    # accusation afterwards; here a swap is worth more than the margin.
+    agent = HeuristicAgent()
+    rows_obs, masks = decision_positions("classic", 4, 400, seed=1)
+    swap_rows = np.flatnonzero(rows_obs[:, 90 + int(Phase.SWAP)] == 1)
+    assert swap_rows.size
+    actions = agent.act_batch(rows_obs[swap_rows], masks[swap_rows])
+    assert set(actions.tolist()) <= {KEEP, SWAP_0, SWAP_0 + 1, SWAP_0 + 2}
+    assert (actions != KEEP).any() and (actions == KEEP).any()
+    never = HeuristicAgent(HeuristicParams(swap_margin=10.0))
+    assert (never.act_batch(rows_obs[swap_rows], masks[swap_rows]) == KEEP).all()
+
+
+def test_take_keeps_every_field():
+    rows = Rows.of(decision_positions("revised", 3, 20, seed=0)[0])
+    part = rows.take(np.array([3, 1]))
+    assert part.num_players == 3 and len(part) == 2
+    assert (part.seen == rows.seen[[3, 1]]).all() and (part.round == rows.round[[3, 1]]).all()
+
+
+def test_params_from_spec_and_errors():
     assert make_agent("heuristic").params == HeuristicParams()
-    agent = make_agent("heuristic:trust=0.3, noise=0.1")
-    assert (agent.params.trust, agent.params.noise) == (0.3, 0.1)
-    assert parse_params(None) == HeuristicParams()
+    assert parse_params("noise=0.3, aim=0.2") == HeuristicParams(noise=0.3, aim=0.2)
     with pytest.raises(ValueError, match="key=value"):
         make_agent("heuristic:depth=3")
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        HeuristicParams(trust=1.5)
+    with pytest.raises(ValueError, match=r"noise must be in \[0, 1\]"):
+        HeuristicParams(noise=1.5)
+    with pytest.raises(ValueError, match="spread must be > 0"):
+        HeuristicParams(spread=0)
+    obs = observe(play(Game("classic", 4), LEAVE_0, KEEP), 0)
+    with pytest.raises(ValueError, match="all-zero"):
+        HeuristicAgent().act({"observation": obs["observation"], "action_mask": np.zeros(10)})
 
 
-def test_eval_script_runs():
-    out = subprocess.run(
-        [sys.executable, "scripts/eval_vs_random.py", "--games", "6", "--workers", "1"]
-        + ["--rules", "classic", "--players", "3", "--opponents", "greedy"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    line = [row for row in out.splitlines() if row.startswith("classic")][0].split()
-    assert line[1:3] == ["3", "6"] and 0.0 <= float(line[3]) <= 1.0
+def test_the_benchmark_runs_at_a_tiny_size():
+    script = ROOT / "benchmarks" / "heuristic_batch.py"
+    args = ["--batch", "16", "--single", "4", "--repeats", "1", "--players", "3"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "single:" in done.stdout and "batch:" in done.stdout and "ratio:" in done.stdout

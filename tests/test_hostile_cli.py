@@ -69,8 +69,8 @@ def test_tournament_damaged_or_missing_model_is_a_failure(
     [
         (["--agents", "bogus,random,random,random"], "unknown agent 'bogus'"),
         (["--agent", "bogus"] + ["--agent", "random"] * 3, "unknown agent 'bogus'"),
-        (["--agent", "heuristic:trust=2"] + ["--agent", "random"] * 3, "trust must be in"),
-        (["--agent", "heuristic:trust=abc"] + ["--agent", "random"] * 3, "heuristic:trust=abc"),
+        (["--agent", "heuristic:noise=2"] + ["--agent", "random"] * 3, "noise must be in"),
+        (["--agent", "heuristic:noise=abc"] + ["--agent", "random"] * 3, "heuristic:noise=abc"),
         (["--agent", "heuristic:depth=3"] + ["--agent", "random"] * 3, "key=value pairs"),
         (["--agent", "random:x"] + ["--agent", "random"] * 3, "takes no argument"),
         (["--agent", "ppo:"] + ["--agent", "random"] * 3, "nothing after it"),
@@ -196,7 +196,7 @@ def test_a_write_that_fails_after_the_games_keeps_the_table(tmp_path: Path, monk
     [
         (["--agent", "ppo:/no/such/model"], 1, "/no/such/model"),
         (["--agent", "bogus"], 2, "unknown agent 'bogus'"),
-        (["--opponents", "heuristic:trust=9"], 2, "trust must be in"),
+        (["--opponents", "heuristic:noise=9"], 2, "noise must be in"),
         (["--opponents", "human"], 2, "no seat for a person"),
         (["--games", "0"], 2, "--games must be >= 1"),
         (["--workers", "0"], 2, "--workers must be >= 1"),

@@ -1,0 +1,183 @@
+"""What the other seats of a round did and will do, per deal, under each playing style.
+
+The heuristic (:mod:`grove_env.agents.heuristic`) does not assume how the other seats
+play. It keeps a mixture over *styles of table*: all other seats play one of the
+deterministic styles of :mod:`grove_env.agents.styles`, or accuse at random. For every
+deal its observation allows (:mod:`grove_env.agents.deals`) it knows what each other
+seat saw and peeked, so it rebuilds each seat's view exactly and asks the style's own
+:func:`~grove_env.agents.styles.accusation` what that seat does:
+
+* :func:`likelihoods`: how well each style explains the accusations (and the first
+  player's swap) already made this round, per deal: a seat that did what the style
+  does counts ``1 - noise + noise / 3``, one that did not ``noise / 3`` (the style
+  plays at random with probability ``noise``);
+* :func:`later_paths`: the accusations that the later seats of each style make after
+  each of the observer's three possible accusations, per deal: one path each, since the
+  styles are deterministic (their noise is priced by the caller).
+
+Rows are grouped by position in the round (``position``, the same for every row of a
+call), so which relative seat accuses at which position is fixed: the first player is
+relative seat ``-position mod n``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grove_env.rules import RuleSet
+
+from .deals import Deals
+from .rows import NUM_VALUES, ONE_UNKNOWN, Rows, culprit_counts
+from .styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, stack_key
+
+STYLES: tuple[str, ...] = ACCUSERS
+"""The deterministic styles of the mixture, in the order of its style axis."""
+
+_HOT = np.vstack([np.zeros(NUM_VALUES, dtype=np.int16), np.eye(NUM_VALUES, dtype=np.int16)])
+
+
+def hot(tiles: np.ndarray) -> np.ndarray:
+    """``int[..., 8]``: one-hot of tile indices (all zeros for ``-1``)."""
+    return _HOT[tiles + 1]
+
+
+def peeked(deals: Deals, seat: int) -> np.ndarray:
+    """``int[K, D, 8]``: the two tiles relative seat ``seat`` peeked, as counts."""
+    n = deals.dealt.shape[2]
+    return hot(deals.dealt[:, :, seat]) + hot(deals.dealt[:, :, (seat + 1) % n])
+
+
+def earlier_view(rows: Rows, deals: Deals, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(pool, seen)`` over ``[K, D]`` of the seat that accused at position ``i``."""
+    n, position = rows.num_players, int(rows.position[0])
+    seat = (i - position) % n
+    slots = np.arange(3)
+    if i == 0:
+        hidden = (slots == rows.unseen[:, None]) | (slots == rows.tampered[:, None])
+        knows_victim = (rows.tampered >= 0)[:, None]
+    else:
+        hidden = slots == rows.accused[:, i - 1, None]
+        knows_victim = np.zeros((len(rows), 1), dtype=bool)
+    seen = np.where(hidden[:, None, :], -1, deals.suspects)
+    pool = rows.in_play[:, None, :] - peeked(deals, seat) - hot(rows.spare)[:, None, :]
+    pool = (
+        pool - hot(seen).sum(axis=2) - np.where(knows_victim, 1, 0)[..., None] * hot(deals.victim)
+    )
+    return pool, seen
+
+
+def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.ndarray:
+    """``float[K, T, D]``: P(what the earlier seats did | style, deal), ``T = len(STYLES)``."""
+    n, position = rows.num_players, int(rows.position[0])
+    k, d = deals.suspects.shape[:2]
+    like = np.ones((k, len(STYLES), d))
+    agree, disagree = 1.0 - noise + noise / 3.0, noise / 3.0
+    heights = np.zeros((k, 3), dtype=np.int16)
+    for i in range(position):
+        pool, seen = earlier_view(rows, deals, i)
+        q = culprit_counts(pool, seen)
+        previous = rows.accused[:, i - 1, None] if i else np.full((k, 1), -1)
+        done = rows.accused[:, i, None]
+        for t, style in enumerate(STYLES):
+            slot = accusation(style, q, heights[:, None, :], previous, n - 1 - i, None, rules)
+            like[:, t] *= np.where(slot == done, agree, disagree)
+        heights[np.arange(k), rows.accused[:, i]] += 1
+    if position and rules.victim_swap:
+        like *= swap_likelihood(rows, deals, agree, disagree)
+    return like
+
+
+def swap_likelihood(rows: Rows, deals: Deals, agree: float, disagree: float) -> np.ndarray:
+    """``float[K, T, D]``: P(the first player's keep or swap | style, deal); only the
+    bluffer swaps."""
+    n, position = rows.num_players, int(rows.position[0])
+    seat = -position % n
+    slots = np.arange(3)
+    tampered = rows.tampered[:, None, None]
+    before = np.where(slots == tampered, deals.victim[..., None], deals.suspects)
+    before = np.where(slots == rows.unseen[:, None, None], -1, before)
+    pool = rows.in_play[:, None, :] - peeked(deals, seat) - hot(rows.spare)[:, None, :]
+    pool = pool - hot(before).sum(axis=2)
+    swap = bluffer_swap(pool, before, before >= 0)
+    out = np.empty((len(rows), len(STYLES), deals.suspects.shape[1]))
+    for t, style in enumerate(STYLES):
+        predicted = swap if style == "bluffer" else np.full_like(swap, -1)
+        out[:, t] = np.where(predicted == rows.tampered[:, None], agree, disagree)
+    return out
+
+
+def guilt_masks(deals: Deals) -> np.ndarray:
+    """``int[K, D, 3 hidden, 3 slot, 8 tile]``: 1 where, with the deal's other two suspects
+    in place, tile ``v`` in slot ``hidden`` makes ``slot`` the culprit."""
+    s = deals.suspects.astype(np.int64)
+    others = np.array([(1, 2), (0, 2), (0, 1)])
+    guilty = ONE_UNKNOWN[np.arange(3), s[..., others[:, 0]], s[..., others[:, 1]]]  # [K,D,3,8]
+    return (guilty[:, :, :, None, :] == np.arange(3)[:, None]).astype(np.int16)
+
+
+def later_posteriors(rows: Rows, deals: Deals, masks: np.ndarray) -> list[np.ndarray]:
+    """Per later seat (relative seats ``1 .. later``), ``int[K, D, 3 previous, 3]``: its
+    culprit counts after it looked, for each slot the seat before it may have accused
+    (the one it does not see).
+
+    A seat does not know the tiles of its pool: every tile but its peeked ones, the
+    spare and the two suspects it saw. That is the pool without any suspect (``base``)
+    plus the hidden suspect, which with its own tile in place makes the deal's culprit
+    guilty; so its counts are ``masks @ base`` plus one for the culprit (``masks``:
+    :func:`guilt_masks`).
+    """
+    later = rows.num_players - 1 - int(rows.position[0])
+    common = rows.in_play[:, None, :] - hot(rows.spare)[:, None, :]
+    common = (common - hot(deals.suspects).sum(axis=2)).astype(np.int16)  # [K, D, 8]
+    culprit = np.eye(3, dtype=np.int16)[deals.culprit][:, :, None, :]
+    out = []
+    for seat in range(1, later + 1):
+        base = common - peeked(deals, seat)
+        out.append(np.matmul(masks, base[:, :, None, :, None])[..., 0] + culprit)
+    return out
+
+
+def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
+    """``int[K, T, 3 own slot, D]``: the later seats' accusations under each style, as
+    ``sum(slot_j * 3 ** j)`` over the later positions ``j = 0, 1, ...``.
+
+    A style that reads no stacks (:data:`~grove_env.agents.styles.READ_STACKS`) decides
+    from the seat's view and the previous accusation alone, so its choice is tabled once
+    per later seat and previous slot, and the paths are look-ups in those tables.
+    """
+    n, position = rows.num_players, int(rows.position[0])
+    k, d = deals.suspects.shape[:2]
+    later = n - 1 - position
+    codes = np.zeros((k, len(STYLES), 3, d), dtype=np.int64)
+    if later == 0:
+        return codes
+    views = later_posteriors(rows, deals, guilt_masks(deals))
+    own = np.broadcast_to(np.arange(3)[None, :, None], (k, 3, d))
+    flat = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
+    prevs = np.arange(3)[None, None, :]
+    for t, style in enumerate(STYLES):
+        previous = own
+        if style in READ_STACKS:  # keys linear in the heights: tabled, then added up
+            keys = [
+                [key.reshape(-1, 3) for key in stack_key(style, view, later - 1 - j, rules)]
+                for j, view in enumerate(views)
+            ]
+            heights = (rows.heights[:, None, None, :] + np.eye(3, dtype=np.int32)[own]).astype(
+                np.int32
+            )
+        else:
+            tables = [
+                accusation(style, view, np.zeros(3), prevs, later - 1 - j, None, rules)
+                for j, view in enumerate(views)
+            ]
+        for j in range(later):
+            at = flat + previous  # the (row, deal, previous slot) entry of a table
+            if style in READ_STACKS:
+                fixed, per_marker = keys[j]
+                slot = (fixed.take(at, axis=0) + per_marker.take(at, axis=0) * heights).argmin(-1)
+                heights = heights + (slot[..., None] == np.arange(3))
+            else:
+                slot = tables[j].take(at)
+            codes[:, t] += slot * 3**j
+            previous = slot
+    return codes
