@@ -75,8 +75,13 @@ for _table in (ONE_UNKNOWN, TWO_UNKNOWN):
 
 
 def tally(weights: np.ndarray, guilty: np.ndarray) -> np.ndarray:
-    """``int[..., 3]``: the summed ``weights`` of the fillings whose culprit is each slot."""
-    return np.stack([(weights * (guilty == s)).sum(axis=-1, dtype=np.int32) for s in range(3)], -1)
+    """``int[..., 3]``: the summed ``weights`` of the fillings whose culprit is each slot
+    (``guilty``: the culprit slot per filling along the last axis, ``-1`` for none)."""
+    lead = guilty.shape[:-1]
+    cells = np.arange(int(np.prod(lead)))[:, None] * 4 + 1
+    bins = (cells + guilty.reshape(len(cells), -1)).reshape(-1)
+    total = np.bincount(bins, weights.reshape(-1).astype(np.float64), minlength=4 * len(cells))
+    return total.reshape(*lead, 4)[..., 1:].astype(np.int32)
 
 
 def one_unknown_counts(

@@ -28,7 +28,7 @@ from grove_env.rules import RuleSet
 
 from .deals import Deals
 from .rows import NUM_VALUES, ONE_UNKNOWN, Rows, culprit_counts
-from .styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, stack_key
+from .styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, lowest, stack_key
 
 STYLES: tuple[str, ...] = ACCUSERS
 """The deterministic styles of the mixture, in the order of its style axis."""
@@ -89,21 +89,32 @@ def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.nd
 
 def swap_likelihood(rows: Rows, deals: Deals, agree: float, disagree: float) -> np.ndarray:
     """``float[K, T, D]``: P(the first player's keep or swap | style, deal); only the
-    bluffer swaps."""
+    bluffer swaps (:func:`~grove_env.agents.styles.bluffer_swap`). Which slot it would
+    have swapped matters only where the first player swapped: where it kept, any legal
+    swap (there always is one) disagrees."""
     n, position = rows.num_players, int(rows.position[0])
-    seat = -position % n
+    k, d = deals.culprit.shape
     slots = np.arange(3)
-    tampered = rows.tampered[:, None, None]
-    before = np.where(slots == tampered, deals.victim[..., None], deals.suspects)
+    before = np.where(
+        slots == rows.tampered[:, None, None], deals.victim[..., None], deals.suspects
+    )
     before = np.where(slots == rows.unseen[:, None, None], -1, before)
-    pool = rows.in_play[:, None, :] - peeked(deals, seat) - hot(rows.spare)[:, None, :]
-    pool = pool - hot(before).sum(axis=2)
-    swap = bluffer_swap(pool, before, before >= 0)
-    out = np.empty((len(rows), len(STYLES), deals.suspects.shape[1]))
+    bluff = np.where((before >= 0).any(axis=2), SOME_SWAP, -1)  # [K, D]
+    swapped = np.flatnonzero(rows.tampered >= 0)
+    if swapped.size:
+        seen = before[swapped]
+        pool = rows.in_play[swapped, None, :] - hot(rows.spare[swapped])[:, None, :]
+        pool = pool - peeked(deals, -position % n)[swapped] - hot(seen).sum(axis=2)
+        bluff[swapped] = bluffer_swap(pool, seen, seen >= 0)
+    out = np.empty((k, len(STYLES), d))
     for t, style in enumerate(STYLES):
-        predicted = swap if style == "bluffer" else np.full_like(swap, -1)
+        predicted = bluff if style == "bluffer" else np.full_like(bluff, -1)
         out[:, t] = np.where(predicted == rows.tampered[:, None], agree, disagree)
     return out
+
+
+SOME_SWAP = -2
+"""Stands for "some legal swap" where which one does not matter (the first player kept)."""
 
 
 def guilt_masks(deals: Deals) -> np.ndarray:
@@ -137,6 +148,22 @@ def later_posteriors(rows: Rows, deals: Deals, masks: np.ndarray) -> list[np.nda
     return out
 
 
+Table = np.ndarray | int
+"""A flat table of one slot's key, or the number it is everywhere."""
+
+
+def by_slot(key: np.ndarray | int) -> list[Table]:
+    """A key (``int[..., 3]``, or one number) as one flat table per slot."""
+    if isinstance(key, np.ndarray):
+        return [np.ascontiguousarray(key[..., s]).reshape(-1) for s in range(3)]
+    return [key, key, key]
+
+
+def look_up(table: Table, at: np.ndarray) -> np.ndarray | int:
+    """The entries ``at`` of a flat table (a number stays a number)."""
+    return table.take(at) if isinstance(table, np.ndarray) else table
+
+
 def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
     """``int[K, T, 3 own slot, D]``: the later seats' accusations under each style, as
     ``sum(slot_j * 3 ** j)`` over the later positions ``j = 0, 1, ...``.
@@ -153,31 +180,35 @@ def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
         return codes
     views = later_posteriors(rows, deals, guilt_masks(deals))
     own = np.broadcast_to(np.arange(3)[None, :, None], (k, 3, d))
-    flat = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
+    flat3 = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
     prevs = np.arange(3)[None, None, :]
     for t, style in enumerate(STYLES):
         previous = own
-        if style in READ_STACKS:  # keys linear in the heights: tabled, then added up
+        if style in READ_STACKS:  # keys linear in the heights, tabled one array per slot
             keys = [
-                [key.reshape(-1, 3) for key in stack_key(style, view, later - 1 - j, rules)]
+                [by_slot(key) for key in stack_key(style, view, later - 1 - j, rules)]
                 for j, view in enumerate(views)
             ]
-            heights = (rows.heights[:, None, None, :] + np.eye(3, dtype=np.int32)[own]).astype(
-                np.int32
-            )
+            heights = [rows.heights[:, s, None, None] + (own == s) for s in range(3)]
         else:
             tables = [
                 accusation(style, view, np.zeros(3), prevs, later - 1 - j, None, rules)
                 for j, view in enumerate(views)
             ]
         for j in range(later):
-            at = flat + previous  # the (row, deal, previous slot) entry of a table
+            at = flat3 + previous  # the (row, deal, previous slot) entry of a table
             if style in READ_STACKS:
                 fixed, per_marker = keys[j]
-                slot = (fixed.take(at, axis=0) + per_marker.take(at, axis=0) * heights).argmin(-1)
-                heights = heights + (slot[..., None] == np.arange(3))
+                slot = lowest(
+                    *(
+                        look_up(f, at) + look_up(m, at) * h
+                        for f, m, h in zip(fixed, per_marker, heights)
+                    )
+                )
+                if j + 1 < later:
+                    heights = [h + (slot == s) for s, h in enumerate(heights)]
             else:
-                slot = tables[j].take(at)
+                slot = tables[j].reshape(-1).take(at)
             codes[:, t] += slot * 3**j
             previous = slot
     return codes

@@ -120,21 +120,33 @@ def first_of(candidates: np.ndarray | None, key: np.ndarray) -> np.ndarray:
     return key.argmin(axis=-1)
 
 
+def lowest(k0: np.ndarray, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
+    """``int8[...]``: which of the three slot keys is lowest, the lowest slot on a tie;
+    :func:`first_of` over every slot, for keys held one array per slot."""
+    later = k1 < k0
+    slot = later.astype(np.int8)
+    slot[k2 < np.where(later, k1, k0)] = 2
+    return slot
+
+
 def stack_key(
     style: str, counts: np.ndarray, later: np.ndarray | int, rules: RuleSet
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray | int]:
     """``(fixed, per_marker)``: a :data:`READ_STACKS` style accuses the legal slot of
-    lowest ``fixed + per_marker * height``, the lowest slot on a tie (``int[..., 3]``)."""
+    lowest ``fixed + per_marker * height``, the lowest slot on a tie (``int[..., 3]``;
+    ``per_marker`` is one number where it is the same for every slot and view)."""
     counts = np.asarray(counts, dtype=np.int32)
     if style == "stack-avoider":  # lowest expected cost, ties to the likelier culprit
         fixed, per_marker = marker_cost(counts, later, rules)
         return fixed * SCALE - counts, np.broadcast_to(per_marker * SCALE, counts.shape)
     if style == "piler":  # early: least likely, ties to the tallest; last: the opposite
-        early = np.asarray(later)[..., None] > 0
-        sign = np.broadcast_to(np.where(early, 1, -1).astype(np.int32), counts.shape)
-        return sign * counts * SCALE, -sign
+        if np.ndim(later) == 0:
+            sign = 1 if later > 0 else -1
+            return sign * counts * SCALE, -sign
+        signs = np.where(np.asarray(later)[..., None] > 0, 1, -1).astype(np.int32)
+        return signs * counts * SCALE, np.broadcast_to(-signs, counts.shape)
     if style == "contrarian":  # the shortest stack, ties to the likelier culprit
-        return -counts, np.full_like(counts, SCALE)
+        return -counts, SCALE
     raise ValueError(f"{style!r} is not a style that reads the stacks: {sorted(READ_STACKS)}")
 
 
