@@ -9,7 +9,8 @@ A :data:`Policy` maps ``observations[K, 125]`` and ``masks[K, 10]`` to probabili
 - ``ppo:`` is the masked softmax of its actor (``deterministic=False``) or its most
   likely legal action (the default, as it plays);
 - any other agent is taken to be deterministic (``greedy``, ``heuristic``): a one-hot
-  on the action its ``act`` picks.
+  on the action it picks, in one ``act_batch`` call per batch where the agent says it is
+  deterministic (``act_batch`` equals ``act`` row by row), else one ``act`` per row.
 
 The tree calls the policy once per distinct observation, never per history.
 """
@@ -46,13 +47,25 @@ def policy_of(agent: Any, seed: int | None = 0) -> Policy:
     if hasattr(agent, "actor"):
         return _actor_policy(agent.actor, bool(getattr(agent, "deterministic", True)))
 
+    batched = bool(getattr(agent, "deterministic", False)) and hasattr(agent, "act_batch")
+
     def deterministic(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if batched:
+            actions = np.asarray(agent.act_batch(observations, masks), dtype=np.int64)
+        else:
+            actions = np.array(
+                [
+                    int(agent.act({"observation": o, "action_mask": m}))
+                    for o, m in zip(observations, masks)
+                ],
+                dtype=np.int64,
+            )
+        rows = np.arange(len(actions))
+        if not masks[rows, actions].all():
+            bad = int(actions[~masks[rows, actions].astype(bool)][0])
+            raise ValueError(f"agent {agent.name!r} chose illegal action {bad}")
         probs = np.zeros(masks.shape, dtype=np.float64)
-        for i, (o, m) in enumerate(zip(observations, masks)):
-            action = int(agent.act({"observation": o, "action_mask": m}))
-            if not m[action]:
-                raise ValueError(f"agent {agent.name!r} chose illegal action {action}")
-            probs[i, action] = 1.0
+        probs[rows, actions] = 1.0
         return probs
 
     return deterministic
