@@ -79,7 +79,7 @@ def rllib_rates(cfg: TrainConfig, steps: int, repeats: int) -> tuple[float, floa
 
 def sb3_collect_rate(cfg: TrainConfig, num_envs: int, steps: int, repeats: int) -> float:
     """Learner steps/s of the SB3 path's ``collect_rollouts`` with ``num_envs`` games."""
-    mix = {"random": cfg.opponents.random, "heuristic": cfg.opponents.heuristic}
+    mix = {k: w for k, w in cfg.opponents.weights().items() if k not in ("live", "pool")}
     env = GroveSelfPlayVecEnv(num_envs, Opponents(mix, seed=0), seed=0)
     n_steps = max(1, steps // num_envs)
     model = MaskablePPO(

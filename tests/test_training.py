@@ -102,7 +102,11 @@ def test_smoke_run_writes_every_artefact(smoke_run) -> None:
     for table in ("vs_heuristic", "vs_random"):
         learner = final[table]["learner"]
         assert learner["ci_low"] <= learner["win_share"] <= learner["ci_high"]
-    assert "trained agent vs 3 x heuristic" in proc.stdout
+    assert f"Gauntlet of {final['spec']}" in proc.stdout
+    rule_based = {c["opponent"] for c in final["gauntlet"]["cells"] if c["rule_based"]}
+    assert {"random", "greedy", "piler"} <= rule_based
+    assert final["gauntlet"]["rule_based_worst"]["opponent"] in rule_based
+    assert (run_dir / "final_eval.png").is_file()
     assert "win share" in proc.stdout
 
 

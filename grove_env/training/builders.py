@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -17,7 +18,7 @@ from stable_baselines3.common.logger import Logger
 from grove_env.training.config import TrainConfig
 from grove_env.training.features import GroveFeatures
 from grove_env.training.opponents import Opponents
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.vec_env import GroveSelfPlayVecEnv, TablesVecEnv
 
 
 class DeviceError(RuntimeError):
@@ -40,27 +41,34 @@ def resolve_device(asked: str) -> str:
 def build_opponents(cfg: TrainConfig, seed: int) -> Opponents:
     """Who plays the other seats: the config's opponent mix (the live actor comes later)."""
     return Opponents(
-        cfg.opponents.model_dump(),
+        cfg.opponents.weights(),
         pool_size=cfg.pool_size,
         sampling=cfg.opponent_sampling,
         seed=seed,
     )
 
 
-def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv:
+def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv | TablesVecEnv:
     """The training VecEnv with its opponents (seeded ``seed + 1``; ``seed`` defaults to the
-    config's)."""
+    config's): one table's games, or every table's of ``tables``, ``num_envs`` in all."""
     seed = cfg.seed if seed is None else seed
-    return GroveSelfPlayVecEnv(
-        cfg.num_envs,
-        build_opponents(cfg, seed + 1),
-        rules=cfg.rules,
-        num_players=cfg.num_players,
-        reward=cfg.reward,
-        max_rounds=cfg.max_rounds,
-        learner_seat=cfg.learner_seat,
-        seed=seed,
-    )
+    opponents = build_opponents(cfg, seed + 1)
+    tables = cfg.table_list()
+    sizes = [len(part) for part in np.array_split(np.arange(cfg.num_envs), len(tables))]
+    envs = [
+        GroveSelfPlayVecEnv(
+            size,
+            opponents,
+            rules=rules,
+            num_players=n,
+            reward=cfg.reward,
+            max_rounds=cfg.max_rounds,
+            learner_seat=cfg.learner_seat,
+            seed=seed + 7919 * i,
+        )
+        for i, ((rules, n), size) in enumerate(zip(tables, sizes))
+    ]
+    return envs[0] if len(envs) == 1 else TablesVecEnv(envs)
 
 
 def policy_kwargs(cfg: TrainConfig) -> dict[str, Any]:
@@ -85,7 +93,7 @@ class LinearSchedule:
 
 
 def build_model(
-    cfg: TrainConfig, env: GroveSelfPlayVecEnv, device: str | None = None
+    cfg: TrainConfig, env: GroveSelfPlayVecEnv | TablesVecEnv, device: str | None = None
 ) -> MaskablePPO:
     """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers,
     on ``device`` (default: :func:`resolve_device` of the config's)."""

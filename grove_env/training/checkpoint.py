@@ -57,6 +57,7 @@ from grove_env.training.run_dir import atomic_write_text
 MODEL_FIELDS = (
     "rules",
     "num_players",
+    "tables",
     "reward",
     "max_rounds",
     "num_envs",
@@ -83,8 +84,8 @@ def policy_card(cfg: TrainConfig, step: int) -> PolicyCard:
         features=cfg.features,
         net_arch=tuple(cfg.net_arch),
         activation=cfg.activation,
-        rules=(cfg.rules,),
-        player_counts=(cfg.num_players,),
+        rules=tuple(dict.fromkeys(rules for rules, _ in cfg.table_list())),
+        player_counts=tuple(sorted({n for _, n in cfg.table_list()})),
         step=step,
     )
 

@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -41,6 +42,7 @@ from pydantic import (
     model_validator,
 )
 
+from grove_env.agents.base import parse_spec
 from grove_env.rules import RULE_SETS, get_rules
 from grove_env.training.config_errors import (
     ConfigError,
@@ -85,25 +87,75 @@ STRICT = ConfigDict(
 )
 
 
-class OpponentMix(BaseModel):
-    """Sampling weights for who plays the seats other than the learner's (normalised)."""
+def _agent_spec(spec: str) -> str:
+    """An agent spec that can play training or evaluation seats (not a human)."""
+    name, _ = parse_spec(spec)  # a ValueError names the known agents
+    if name == "human":
+        raise ValueError("a human cannot play the learner's opponents")
+    return spec
 
-    model_config = STRICT
+
+AgentSpec = Annotated[str, Field(min_length=1), AfterValidator(_agent_spec)]
+
+ALL_TABLES: tuple[str, ...] = tuple(
+    f"{name}:{n}" for name, rules in RULE_SETS.items() for n in rules.player_counts
+)
+"""Every table of every rule set, as ``rules:players``."""
+
+
+def _table(table: str) -> str:
+    """``rules:players`` naming a table the rule set allows (or ``all``)."""
+    if table == "all":
+        return table
+    name, sep, players = table.partition(":")
+    if not sep or name not in RULE_SETS or not players.isdigit():
+        raise ValueError("a table is rules:players, e.g. 'classic:4', or 'all'")
+    if int(players) not in RULE_SETS[name].player_counts:
+        raise ValueError(f"rules {name!r} allow {list(RULE_SETS[name].player_counts)} players")
+    return table
+
+
+class OpponentMix(BaseModel):
+    """Sampling weights for who plays the seats other than the learner's (normalised).
+
+    A kind the config leaves out keeps its default below; the agents are named as their
+    specs (``stack-avoider``, ``heuristic-trust``).
+    """
+
+    model_config = ConfigDict(**STRICT, populate_by_name=True)
 
     live: Float = Field(0.5, ge=0.0)
     """The learner's current weights, sampling its policy (pure self-play)."""
     pool: Float = Field(0.2, ge=0.0)
     """A past snapshot of the learner from the opponent pool (live until one exists)."""
     heuristic: Float = Field(0.2, ge=0.0)
-    """The rule-based ``heuristic`` agent (:mod:`grove_env.agents.heuristic`)."""
+    """The reference ``heuristic`` agent (:mod:`grove_env.agents.heuristic`)."""
     random: Float = Field(0.1, ge=0.0)
     """Uniformly random legal moves."""
+    greedy: Float = Field(0.0, ge=0.0)
+    """``greedy``: the likeliest culprit (:mod:`grove_env.agents.greedy`)."""
+    stack_avoider: Float = Field(0.0, ge=0.0, alias="stack-avoider")
+    """The gauntlet's ``stack-avoider`` (:mod:`grove_env.agents.styles`, as the four below)."""
+    piler: Float = Field(0.0, ge=0.0)
+    """The gauntlet's ``piler``: accuses likely innocents, expecting to be covered."""
+    follower: Float = Field(0.0, ge=0.0)
+    """The gauntlet's ``follower``: repeats the previous accusation."""
+    contrarian: Float = Field(0.0, ge=0.0)
+    """The gauntlet's ``contrarian``: accuses where nobody has."""
+    bluffer: Float = Field(0.0, ge=0.0)
+    """The gauntlet's ``bluffer``: a first player who swaps and accuses to mislead."""
+    heuristic_trust: Float = Field(0.0, ge=0.0, alias="heuristic-trust")
+    """The first heuristic (``heuristic-trust``); slow per move, unlike the others."""
 
     @model_validator(mode="after")
     def _positive_sum(self) -> OpponentMix:
-        if sum(self.model_dump().values()) <= 0:
+        if sum(self.weights().values()) <= 0:
             raise ValueError("weights must have a positive sum")
         return self
+
+    def weights(self) -> dict[str, float]:
+        """Weight per opponent kind, keyed by its spec (``live``, ``pool`` or an agent)."""
+        return self.model_dump(by_alias=True)
 
 
 class RLlibSettings(BaseModel):
@@ -139,6 +191,12 @@ class TrainConfig(BaseModel):
     """Rule set the learner trains on: a name in :data:`grove_env.rules.RULE_SETS`."""
     num_players: Int = 4
     """Seats per game; the rule set's ``player_counts`` say which are allowed."""
+    tables: list[Annotated[str, AfterValidator(_table)]] = []
+    """Train one network on several tables at once: ``rules:players`` entries such as
+    ``classic:4``, or ``all`` for every table of every rule set (the observation is the
+    same shape on all of them); ``num_envs`` games are split evenly between the tables,
+    and every evaluation runs on each. Empty: the one table of ``rules`` and
+    ``num_players``."""
     reward: Literal["outcome", "markers", "win"] = "outcome"
     """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round;
     ``win``: win points minus the fair share at the end (what win share measures)."""
@@ -189,6 +247,14 @@ class TrainConfig(BaseModel):
     rllib: RLlibSettings = RLlibSettings()  # frozen, so one shared default is safe
     """Ray RLlib's workers (read with ``backend: rllib`` only)."""
 
+    imitate: AgentSpec | None = None
+    """A teacher agent (``heuristic``) whose moves the network learns first, before PPO
+    (:mod:`grove_env.training.imitation`); ``null``: PPO from random weights."""
+    imitate_steps: Int = Field(262_144, ge=1)
+    """Teacher decisions, in the run's own training games, to learn from."""
+    imitate_epochs: Int = Field(4, ge=1)
+    """Passes over the teacher's decisions (minibatches of ``batch_size``)."""
+
     opponents: OpponentMix = OpponentMix()  # frozen, so one shared default is safe
     """Who plays the other seats (weights, normalised)."""
     opponent_sampling: Literal["game", "seat"] = "game"
@@ -204,12 +270,15 @@ class TrainConfig(BaseModel):
     """Learner steps between quick evaluations (each may replace ``best.zip``)."""
     eval_games: Int = Field(400, ge=1)
     """Games per opponent kind in a quick evaluation (batched engine, deterministic)."""
-    eval_opponents: list[Literal["random", "heuristic"]] = Field(
-        ["random", "heuristic"], min_length=1
-    )
-    """Opponents of the quick evaluation; ``best.zip`` has the highest mean win share."""
+    eval_opponents: list[AgentSpec] = Field(["random", "heuristic"], min_length=1)
+    """Opponents of the quick evaluation, each an agent spec (the learner against ``n - 1``
+    of it); the best policy is the one whose evaluation scores highest (``best_by``)."""
+    best_by: Literal["mean", "mean_and_worst"] = "mean"
+    """Score of a quick evaluation: the mean win share over ``eval_opponents``, or the
+    mean of that mean and the worst one (a policy that no style beats)."""
     final_eval_games: Int = Field(2000, ge=0)
-    """Tournament games per table at the end (learner vs 3 heuristic, vs 3 random); 0: skip."""
+    """Games per opponent of the final gauntlet (:mod:`grove_env.agents.gauntlet`: the
+    learner against ``n - 1`` of each style and reference agent); 0: skip."""
     final_eval_workers: Int = Field(1, ge=1)
     """Worker processes of the final tournament."""
     checkpoint_every: Int = Field(200_000, ge=1)
@@ -263,19 +332,38 @@ class TrainConfig(BaseModel):
         return batch_size
 
     @model_validator(mode="after")
+    def _envs_per_table(self) -> TrainConfig:
+        if len(self.table_list()) > self.num_envs:
+            raise ValueError(f"num_envs must be at least the {len(self.table_list())} tables")
+        return self
+
+    @model_validator(mode="after")
     def _what_rllib_supports(self) -> TrainConfig:
         if self.backend != "rllib":
             return self
         if self.opponents.live or self.opponents.pool:
             raise ValueError(
-                "backend rllib plays random and heuristic opponents only: "
+                "backend rllib plays agent opponents only (no self-play yet): "
                 "set opponents.live=0 and opponents.pool=0"
             )
-        if self.opponents.random + self.opponents.heuristic <= 0:
-            raise ValueError("backend rllib needs opponents.random or opponents.heuristic > 0")
         if self.features != "observation":
             raise ValueError("backend rllib reads the plain observation: set features=observation")
+        if self.imitate is not None:
+            raise ValueError("backend rllib starts from random weights: set imitate=null")
+        if self.tables:
+            raise ValueError("backend rllib trains on one table: leave tables empty")
         return self
+
+    def table_list(self) -> list[tuple[str, int]]:
+        """``(rules, players)`` of every table the run trains on."""
+        names = [t for entry in self.tables for t in (ALL_TABLES if entry == "all" else [entry])]
+        if not names:
+            return [(self.rules, self.num_players)]
+        tables = []
+        for name in dict.fromkeys(names):  # in order, once each
+            rules, _, n = name.partition(":")
+            tables.append((rules, int(n)))
+        return tables
 
     @property
     def rollout_size(self) -> int:
@@ -284,7 +372,7 @@ class TrainConfig(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         """Plain YAML/JSON values, every field (the opponent mix as a nested mapping)."""
-        return self.model_dump()
+        return self.model_dump(by_alias=True)
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:

@@ -1,15 +1,17 @@
-"""Evaluation: quick and batched during training, a full tournament at the end.
+"""Evaluation: quick and batched during training, the gauntlet at the end.
 
 :class:`QuickEvaluator` plays the learner (deterministic, its most likely legal
 action) against a table of one fixed opponent kind on the batched engine, up to
 ``MAX_EVAL_SLOTS`` games side by side. Every slot counts only its first ``quota`` games,
 so short games are not over-represented (counting whatever finishes first in a
 fixed number of steps would favour them). The learner's seat rotates.
+:func:`eval_score` turns the win shares against the evaluation opponents into the one
+number that picks the best policy, and :func:`metrics_row` into a ``metrics.csv`` row.
 
-:func:`final_evaluation` runs :func:`grove_env.agents.tournament.run_tournament` with the
-spec ``ppo:<path>``: the trained agent against ``n - 1`` heuristic and against
-``n - 1`` random opponents, played game by game through ``grove_v1`` like any
-other agent, and writes ``final_eval.txt`` / ``final_eval.json`` into the run.
+:func:`final_evaluation` runs :func:`grove_env.agents.gauntlet.run_gauntlet` on the spec
+``ppo:<path>``: the trained agent against ``n - 1`` of every style and reference agent,
+played through ``grove_v1`` like any other agent, and writes ``final_eval.txt``,
+``final_eval.json`` and ``final_eval.png`` into the run.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from grove_env.agents.actor import Actor
-from grove_env.agents.tournament import run_tournament
+from grove_env.agents.gauntlet import run_gauntlet
 from grove_env.training.config import TrainConfig
 from grove_env.training.opponents import Opponents
-from grove_env.training.run_dir import atomic_write_text
+from grove_env.training.run_dir import SHARE_PREFIX, atomic_write_text
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 MAX_EVAL_SLOTS = 256
@@ -43,18 +45,25 @@ class QuickEval:
 
 
 class QuickEvaluator:
-    """Learner vs ``n - 1`` copies of one opponent kind, batched; reused across evaluations."""
+    """Learner vs ``n - 1`` copies of one opponent kind, batched; reused across evaluations.
 
-    def __init__(self, cfg: TrainConfig, opponent: str, games: int) -> None:
-        n = cfg.num_players
+    ``name`` is the opponent, or ``opponent@rules:players`` for a run on several tables.
+    """
+
+    def __init__(
+        self, cfg: TrainConfig, opponent: str, games: int, table: tuple[str, int] | None = None
+    ) -> None:
+        rules, n = table or (cfg.rules, cfg.num_players)
         self.opponent = opponent
+        several = len(cfg.table_list()) > 1
+        self.name = f"{opponent}@{rules}:{n}" if several else opponent
         self.quota = math.ceil(games / MAX_EVAL_SLOTS)
         slots = math.ceil(games / self.quota)
         self.slots = math.ceil(slots / n) * n  # whole seat rotations
         self.env = GroveSelfPlayVecEnv(
             self.slots,
             Opponents({opponent: 1.0}, seed=cfg.seed),
-            rules=cfg.rules,
+            rules=rules,
             num_players=n,
             reward=cfg.reward,
             max_rounds=cfg.max_rounds,
@@ -80,7 +89,7 @@ class QuickEvaluator:
                 counted[b] += 1
         env.pop_results()
         return QuickEval(
-            opponent=self.opponent,
+            opponent=self.name,
             games=len(points),
             win_share=float(np.mean(points)),
             mean_reward=float(np.mean(rewards)),
@@ -88,37 +97,85 @@ class QuickEvaluator:
         )
 
 
+def eval_score(shares: dict[str, float], best_by: str) -> float:
+    """The score of one quick evaluation (``best_by``: ``mean`` or ``mean_and_worst``).
+
+    >>> shares = {"random": 0.6, "piler": 0.2}
+    >>> round(eval_score(shares, "mean"), 3), round(eval_score(shares, "mean_and_worst"), 3)
+    (0.4, 0.3)
+    """
+    mean = sum(shares.values()) / len(shares)
+    return mean if best_by == "mean" else (mean + min(shares.values())) / 2.0
+
+
+def metrics_row(
+    step: int, wall: float, shares: dict[str, float], score: float, **more: float | int | None
+) -> dict[str, float | int | str | None]:
+    """One ``metrics.csv`` row (:func:`~grove_env.training.run_dir.metrics_columns`)."""
+    row: dict[str, float | int | str | None] = {"step": step, "wall_time_s": round(wall, 1)}
+    row.update({f"{SHARE_PREFIX}{name}": share for name, share in shares.items()})
+    row["eval/score"] = score
+    row.update(more)
+    return row
+
+
+def evaluators(cfg: TrainConfig) -> list[QuickEvaluator]:
+    """One quick evaluator per table and evaluation opponent."""
+    return [
+        QuickEvaluator(cfg, opponent, cfg.eval_games, table)
+        for table in cfg.table_list()
+        for opponent in cfg.eval_opponents
+    ]
+
+
+def eval_names(cfg: TrainConfig) -> list[str]:
+    """The names of :func:`evaluators`' results (the ``metrics.csv`` columns)."""
+    several = len(cfg.table_list()) > 1
+    return [
+        f"{o}@{rules}:{n}" if several else o
+        for rules, n in cfg.table_list()
+        for o in cfg.eval_opponents
+    ]
+
+
 def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
-    """Tournament tables of the trained agent vs each baseline; saved and returned as text."""
-    n = cfg.num_players
+    """The gauntlet of the trained agent on each table; saved (text, JSON, PNG per
+    table) and returned as text."""
     spec = f"ppo:{model_path}"
-    tables, results = [], {}
-    for opponent in ("heuristic", "random"):
-        result = run_tournament(
-            [spec] + [opponent] * (n - 1),
-            rules=cfg.rules,
+    texts, tables = [], {}
+    several = len(cfg.table_list()) > 1
+    for rules, n in cfg.table_list():
+        result = run_gauntlet(
+            spec,
+            rules=rules,
             num_players=n,
             games=cfg.final_eval_games,
             seed=cfg.seed + 1,
             workers=cfg.final_eval_workers,
-            max_rounds=cfg.max_rounds,
-            progress=cfg.progress,
         )
-        tables.append(f"== trained agent vs {n - 1} x {opponent} ==\n{result.table()}")
-        learner = result.entries[0]
-        results[f"vs_{opponent}"] = {
-            "learner": {
-                "win_share": learner.win_share,
-                "ci_low": learner.ci_low,
-                "ci_high": learner.ci_high,
-                "games": learner.games,
-            },
-            "fair_share": result.fair_share,
-            "tournament": result.to_dict(),
-        }
-    text = "\n\n".join(tables) + "\n"
+        texts.append(result.table())
+        tables[f"{rules}:{n}"] = result
+        suffix = f"_{rules}{n}" if several else ""
+        result.plot(str(run_dir / f"final_eval{suffix}.png"))
+    text = "\n\n".join(texts) + "\n"
     atomic_write_text(run_dir / "final_eval.txt", text)
-    summary = {"model": str(model_path), "spec": spec, **results}
+    summary: dict = {"model": str(model_path), "spec": spec}
+    if several:
+        summary["tables"] = {name: r.to_dict() for name, r in tables.items()}
+    else:
+        (result,) = tables.values()
+        summary["gauntlet"] = result.to_dict()
+        for opponent in ("random", "heuristic"):  # the two tables of the first evaluations
+            cell = result.cell(opponent)
+            summary[f"vs_{opponent}"] = {
+                "learner": {
+                    "win_share": cell.win_share,
+                    "ci_low": cell.ci_low,
+                    "ci_high": cell.ci_high,
+                    "games": cell.games,
+                },
+                "fair_share": result.fair_share,
+            }
     atomic_write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2) + "\n")
     return text
 
@@ -127,7 +184,9 @@ def finish_run(cfg: TrainConfig, run_dir: Path, policy: Path) -> str | None:
     """The final tournament on ``policy`` (skipped with ``final_eval_games: 0``), printed."""
     if cfg.final_eval_games <= 0:
         return None
-    print(f"final evaluation: {cfg.final_eval_games} games per table ...", flush=True)
+    print(
+        f"final evaluation: the gauntlet, {cfg.final_eval_games} games per opponent ...", flush=True
+    )
     text = final_evaluation(cfg, run_dir, policy)
     print(text, flush=True)
     return text

@@ -1,22 +1,26 @@
 """Who plays the seats that are not the learner's: the opponent kinds and the snapshot pool.
 
-Each opponent seat of each game is given a *kind* id when its game starts:
+An opponent *kind* is ``live`` (the learner's own current weights, sampling: self-play),
+``pool`` (a frozen snapshot of the learner, drawn uniformly from the pool) or any agent
+spec of :mod:`grove_env.agents.base` (``random``, ``heuristic``, ``greedy``, the
+gauntlet's styles ``stack-avoider``, ``piler``, ``follower``, ``contrarian``,
+``bluffer``, ``ppo:PATH`` ...). :class:`Opponents` takes a weight per kind; each
+opponent seat of each game is given a kind id when its game starts:
 
 ======  ==========================================================================
 id      kind
 ======  ==========================================================================
-0       ``live``: the learner's own current weights, sampling (self-play)
-1       ``heuristic``: :mod:`grove_env.agents.heuristic`, through its ``act_batch``
-2       ``random``: uniform over legal moves
-3+i     ``pool``: snapshot ``i`` of the learner (frozen weights, sampling)
+0       ``live``
+1..     the agent specs, in the order the weights name them
+P+i     snapshot ``i`` of the pool (``P``: the number of named kinds)
 ======  ==========================================================================
 
 :meth:`Opponents.act` takes every game whose player to act has one kind and answers
-them in one batched call, so a step of B games costs one forward pass per kind in
-use, not one per game. A ``pool`` draw picks one of the snapshots uniformly; while
-the pool is empty it falls back to ``live``. When the pool is full the oldest
-snapshot's slot is reused, and games already seated against it simply meet the
-newer one from then on.
+them in one batched call (``act_batch`` of the agent; a forward pass of a network),
+so a step of B games costs one call per kind in use, not one per game. While the pool
+is empty a ``pool`` draw plays ``live``. When the pool is full the oldest snapshot's
+slot is reused, and games already seated against it simply meet the newer one from
+then on.
 """
 
 from __future__ import annotations
@@ -29,14 +33,26 @@ import numpy as np
 import torch
 
 from grove_env.agents.actor import Actor
-from grove_env.agents.base import make_agent
-from grove_env.agents.random_agent import random_actions
+from grove_env.agents.base import make_agent, parse_spec
 from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SEEN
 
-LIVE, HEURISTIC, RANDOM, POOL_0 = 0, 1, 2, 3
-KIND_NAMES = ("live", "heuristic", "random", "pool")
+LIVE, POOL = "live", "pool"
 NO_OPPONENT = -1
 """Kind id of the learner's own seat."""
+
+MEMOISED = ("heuristic", "heuristic-trust")
+"""Agents whose decisions cost enough that the training opponents cache them
+(:class:`MemoisedAgent`); the styles are cheaper than the cache's keys."""
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` if it is ``live``, ``pool`` or a registered agent's spec; else ValueError."""
+    if kind in (LIVE, POOL):
+        return kind
+    name, _ = parse_spec(kind)
+    if name == "human":
+        raise ValueError("a human cannot be a training opponent")
+    return kind
 
 
 class Opponents:
@@ -50,11 +66,11 @@ class Opponents:
         seed: int | None = None,
         live: Actor | None = None,
     ) -> None:
-        unknown = set(weights) - set(KIND_NAMES)
-        if unknown:
-            raise ValueError(f"unknown opponent kinds {sorted(unknown)}; known: {KIND_NAMES}")
-        w = np.array([float(weights.get(k, 0.0)) for k in KIND_NAMES])
-        if (w < 0).any() or w.sum() <= 0:
+        for kind in weights:
+            check_kind(kind)
+        self.names = [LIVE] + [k for k in weights if k not in (LIVE, POOL)]
+        w = np.array([float(weights.get(k, 0.0)) for k in (*self.names, POOL)])
+        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
             raise ValueError(f"opponent weights must be >= 0 with a positive sum, got {weights}")
         if sampling not in ("game", "seat"):
             raise ValueError(f"sampling must be 'game' or 'seat', got {sampling!r}")
@@ -67,9 +83,30 @@ class Opponents:
         self.pool: list[Actor] = []
         self.pool_steps: list[int] = []
         self._next_slot = 0
-        self.heuristic: MemoisedAgent | None = None
-        if self.weights[HEURISTIC] > 0:
-            self.heuristic = MemoisedAgent(make_heuristic(seed), seed=seed)
+        self._seed = seed
+        self.agents: dict[int, Any] = {}
+        for index in range(1, len(self.names)):
+            if self.weights[index] > 0:
+                self.agents[index] = self._build(index)
+
+    def _build(self, kind: int) -> Any:
+        spec = self.names[kind]
+        seed = None if self._seed is None else self._seed + kind
+        try:
+            agent: Any = make_agent(spec, seed=seed)
+        except ImportError as e:
+            raise RuntimeError(
+                f"opponent {spec!r} failed to import ({e}); set its weight to 0 and leave "
+                "it out of eval_opponents"
+            ) from None
+        if parse_spec(spec)[0] in MEMOISED:
+            agent = MemoisedAgent(agent, seed=seed)
+        return agent
+
+    @property
+    def pool_kind(self) -> int:
+        """Kind id of the pool's first snapshot (the draw's last entry)."""
+        return len(self.names)
 
     # ----------------------------------------------------------------- pool
     def add_snapshot(self, actor: Actor, step: int) -> None:
@@ -113,57 +150,44 @@ class Opponents:
         return kinds
 
     def _draw(self, count: int) -> np.ndarray:
-        kinds = self.rng.choice(len(KIND_NAMES), size=count, p=self.weights)
-        pool = kinds == POOL_0
+        kinds = self.rng.choice(len(self.weights), size=count, p=self.weights)
+        pool = kinds == self.pool_kind
         if pool.any():
             if self.pool:
-                kinds[pool] = POOL_0 + self.rng.integers(len(self.pool), size=int(pool.sum()))
+                drawn = self.rng.integers(len(self.pool), size=int(pool.sum()))
+                kinds[pool] = self.pool_kind + drawn
             else:
-                kinds[pool] = LIVE
+                kinds[pool] = 0  # live, until the first snapshot
         return kinds.astype(np.int64)
 
     # ----------------------------------------------------------------- playing
     def label(self, kind: int) -> str:
         """The kind's name (every pool snapshot is ``"pool"``)."""
-        return KIND_NAMES[min(kind, POOL_0)]
+        return self.names[kind] if kind < self.pool_kind else POOL
 
     def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions ``int64[K]`` of opponent ``kind`` for K games at once."""
-        if kind == RANDOM:
-            return random_actions(self.rng, masks)
-        if kind == HEURISTIC:
-            if self.heuristic is None:
-                self.heuristic = MemoisedAgent(
-                    make_heuristic(None), seed=int(self.rng.integers(2**62))
-                )
-            return self.heuristic.act_batch(observations, masks)
-        if kind == LIVE:
+        if kind == 0:
             if self.live is None:
                 raise RuntimeError("no live actor set for 'live' opponents")
             return self.live.act(observations, masks, generator=self.torch_rng)
-        return self.pool[kind - POOL_0].act(observations, masks, generator=self.torch_rng)
-
-
-def make_heuristic(seed: int | None):  # noqa: ANN201 - an grove_env.agents.base.Agent
-    """The ``heuristic`` agent from the registry, with a clear error if it is missing."""
-    try:
-        return make_agent("heuristic", seed=seed)
-    except ImportError as e:
-        raise RuntimeError(
-            f"heuristic opponents need grove_env.agents.heuristic, which failed to import ({e}); "
-            "set opponents.heuristic=0 and leave 'heuristic' out of eval_opponents"
-        ) from None
+        if kind >= self.pool_kind:
+            snapshot = self.pool[kind - self.pool_kind]
+            return snapshot.act(observations, masks, generator=self.torch_rng)
+        if kind not in self.agents:  # seated by a weight of 0: an evaluation asked for it
+            self.agents[kind] = self._build(kind)
+        return np.asarray(self.agents[kind].act_batch(observations, masks), dtype=np.int64)
 
 
 class MemoisedAgent:
     """A deterministic, stateless agent's ``act_batch`` behind a cache of its answers.
 
-    The heuristic is costly per decision (its posterior over the tiles), and over a
-    training run the same information states recur. The cache key is the observation without the
-    round number (which the heuristic does not read), packed: the 0/1 entries as bits,
-    the rule and tile-count block as float16, the marker counts as bytes. That the
-    round does not matter is checked, not assumed: a fraction ``audit`` of the hits is
-    recomputed, and at the first disagreement the cache is switched off (with a
+    The heuristic is costly per decision (its search over the deals), and over a
+    training run the same information states recur. The cache key is the observation
+    without the round number (which the heuristic does not read), packed: the 0/1 entries
+    as bits, the rule and tile-count block as float16, the marker counts as bytes. That
+    the round does not matter is checked, not assumed: a fraction ``audit`` of the hits
+    is recomputed, and at the first disagreement the cache is switched off (with a
     warning) and every later call goes to the agent.
     """
 
@@ -171,6 +195,7 @@ class MemoisedAgent:
         self, agent: Any, audit: float = 0.01, max_size: int = 1_000_000, seed: int | None = None
     ) -> None:
         self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
         self.audit = audit
         self.max_size = max_size
         self.enabled = True

@@ -43,11 +43,12 @@ from grove_env.agents.policy_files import BEST_POLICY
 from grove_env.agents.safe_policy import save_policy
 from grove_env.training import checkpoint
 from grove_env.training.config import TrainConfig
-from grove_env.training.evaluate import QuickEvaluator, finish_run
+from grove_env.training.evaluate import eval_names, eval_score, evaluators, finish_run, metrics_row
 from grove_env.training.rllib_module import MaskedActorCritic, actor_of
 from grove_env.training.run_dir import (
     MetricsLog,
     atomic_write_text,
+    metrics_columns,
     plot_learning_curve,
 )
 from grove_env.training.selfplay_env import ENV_ID
@@ -69,7 +70,7 @@ TB_NAMES = {  # RLlib's learner metric -> the SB3 path's scalar
 def rllib_config(cfg: TrainConfig) -> PPOConfig:
     """RLlib's PPO config for a run: env runners on ``grove_env/SelfPlay-v0``, masked module."""
     r = cfg.rllib
-    mix = {"random": cfg.opponents.random, "heuristic": cfg.opponents.heuristic}
+    mix = {k: w for k, w in cfg.opponents.weights().items() if k not in ("live", "pool")}
     specs = [k for k, w in mix.items() if w > 0]
     env_config = {
         "opponents": specs,
@@ -150,8 +151,12 @@ class RLlibRun:
         self.last_eval = int(state.get("last_eval", -(10**18)))
         self.last_checkpoint = self.steps
         self.best_score = float(state.get("best_score", -math.inf))
-        self.metrics = MetricsLog(run_dir / "metrics.csv", resume_step=self.steps if ckpt else None)
-        self.evaluators = [QuickEvaluator(cfg, o, cfg.eval_games) for o in cfg.eval_opponents]
+        self.metrics = MetricsLog(
+            run_dir / "metrics.csv",
+            metrics_columns(eval_names(cfg)),
+            resume_step=self.steps if ckpt else None,
+        )
+        self.evaluators = evaluators(cfg)
         self.writer = SummaryWriter(str(run_dir / "tb"))
         self.started = time.time()
         self._rollout_share: float | None = None
@@ -210,9 +215,9 @@ class RLlibRun:
         """Quick evaluations on the batched engine; the best one becomes ``best_policy``."""
         self.last_eval = step
         actor = actor_of(self.module)
-        results = {e.opponent: e.run(actor, seed=self.cfg.seed + step) for e in self.evaluators}
+        results = {e.name: e.run(actor, seed=self.cfg.seed + step) for e in self.evaluators}
         shares = {k: r.win_share for k, r in results.items()}
-        score = sum(shares.values()) / len(shares)
+        score = eval_score(shares, self.cfg.best_by)
         for name, r in results.items():
             self.writer.add_scalar(f"eval/win_share_vs_{name}", r.win_share, step)
             self.writer.add_scalar(f"eval/mean_reward_vs_{name}", r.mean_reward, step)
@@ -221,17 +226,10 @@ class RLlibRun:
         if is_best:
             self.best_score = score
             export_policy(self.module, self.cfg, step, self.run_dir / BEST_POLICY)
-            info = {"step": step, "score": score, "criterion": "mean win share", **shares}
+            info = {"step": step, "score": score, "criterion": self.cfg.best_by, **shares}
             atomic_write_text(self.run_dir / "best.json", json.dumps(info, indent=2) + "\n")
         self.metrics.append(
-            {
-                "step": step,
-                "wall_time_s": round(time.time() - self.started, 1),
-                "eval/win_share_vs_random": shares.get("random"),
-                "eval/win_share_vs_heuristic": shares.get("heuristic"),
-                "eval/score": score,
-                "pool_size": 0,
-            }
+            metrics_row(step, time.time() - self.started, shares, score, pool_size=0)
         )
         plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
         shown = ", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())

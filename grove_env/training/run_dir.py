@@ -26,6 +26,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -34,15 +35,18 @@ import yaml
 import grove_env
 from grove_env.training.config import TrainConfig, dump_config, shown
 
-METRICS_COLUMNS = (
-    "step",
-    "wall_time_s",
-    "eval/win_share_vs_random",
-    "eval/win_share_vs_heuristic",
-    "eval/score",
-    "rollout/win_share",
-    "pool_size",
-)
+
+def metrics_columns(eval_opponents: Sequence[str]) -> tuple[str, ...]:
+    """The columns of ``metrics.csv``: one win share per quick-evaluation opponent.
+
+    >>> metrics_columns(["random", "piler"])[2:4]
+    ('eval/win_share_vs_random', 'eval/win_share_vs_piler')
+    """
+    shares = tuple(f"{SHARE_PREFIX}{o}" for o in eval_opponents)
+    return ("step", "wall_time_s", *shares, "eval/score", "rollout/win_share", "pool_size")
+
+
+SHARE_PREFIX = "eval/win_share_vs_"
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -121,8 +125,9 @@ def write_run_files(run_dir: Path, cfg: TrainConfig) -> None:
 class MetricsLog:
     """``metrics.csv``: one row per evaluation; on resume, rows past the checkpoint go."""
 
-    def __init__(self, path: Path, resume_step: int | None = None) -> None:
+    def __init__(self, path: Path, columns: Sequence[str], resume_step: int | None = None) -> None:
         self.path = path
+        self.columns = tuple(columns)
         rows: list[dict[str, str]] = []
         if resume_step is not None and path.exists():  # a new run starts an empty log
             rows = [r for r in self.read(path) if int(r["step"]) <= resume_step]
@@ -144,18 +149,18 @@ class MetricsLog:
         return rows
 
     def _rewrite(self) -> None:
-        lines = [",".join(METRICS_COLUMNS)]
-        lines += [",".join(str(r.get(c, "")) for c in METRICS_COLUMNS) for r in self.rows]
+        lines = [",".join(self.columns)]
+        lines += [",".join(str(r.get(c, "")) for c in self.columns) for r in self.rows]
         atomic_write_text(self.path, "\n".join(lines) + "\n")
 
     def append(self, row: dict[str, float | int | str | None]) -> None:
-        unknown = set(row) - set(METRICS_COLUMNS)
+        unknown = set(row) - set(self.columns)
         if unknown:
             raise KeyError(f"unknown metrics columns {sorted(unknown)}")
-        clean = {c: _fmt(row.get(c)) for c in METRICS_COLUMNS}
+        clean = {c: _fmt(row.get(c)) for c in self.columns}
         self.rows.append(clean)
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(",".join(clean[c] for c in METRICS_COLUMNS) + "\n")
+            f.write(",".join(clean[c] for c in self.columns) + "\n")
 
 
 def _bad_cell(row: dict) -> str | None:
@@ -218,7 +223,7 @@ def _fmt(value: float | int | str | None) -> str:
 
 
 def plot_learning_curve(metrics_csv: Path, png: Path, title: str = "") -> None:
-    """Win share vs random and vs heuristic over training steps, with the fair share."""
+    """Win share against each quick-evaluation opponent over training, with the fair share."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -226,14 +231,14 @@ def plot_learning_curve(metrics_csv: Path, png: Path, title: str = "") -> None:
     fig = Figure(figsize=(7.0, 4.2), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    for col, label, colour in (
-        ("eval/win_share_vs_random", "vs 3 random", "#55a868"),
-        ("eval/win_share_vs_heuristic", "vs 3 heuristic", "#4c72b0"),
-    ):
+    others = _others(metrics_csv)
+    columns = [c for c in (rows[0] if rows else {}) if c.startswith(SHARE_PREFIX)]
+    for col in columns:
         pts = [(float(r["step"]), float(r[col])) for r in rows if r.get(col)]
         if pts:
             xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker="o", markersize=3, label=label, color=colour)
+            name = col.removeprefix(SHARE_PREFIX)
+            ax.plot(xs, ys, marker="o", markersize=3, label=f"vs {others}{name}")
     fair = _fair_share(metrics_csv)
     if fair is not None:
         ax.axhline(fair, color="#c44e52", linestyle="--", label=f"fair share {fair:.2f}")
@@ -242,11 +247,17 @@ def plot_learning_curve(metrics_csv: Path, png: Path, title: str = "") -> None:
     ax.set_ylim(0.0, 1.0)
     ax.grid(alpha=0.3)
     ax.set_title(title or metrics_csv.parent.name)
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower right", fontsize="small", ncol=2 if len(columns) > 4 else 1)
     fig.tight_layout()
     tmp = png.with_name(f".{png.name}.tmp.png")
     fig.savefig(tmp)
     os.replace(tmp, png)
+
+
+def _others(metrics_csv: Path) -> str:
+    """``"3 "`` for a 4-player run (the opponents per table), from its config.yaml."""
+    fair = _fair_share(metrics_csv)
+    return f"{round(1 / fair) - 1} " if fair else ""
 
 
 def _fair_share(metrics_csv: Path) -> float | None:

@@ -49,9 +49,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from grove_env.actions import NUM_ACTIONS
-from grove_env.agents.base import make_agent, parse_spec
 from grove_env.observation import OBS_HIGH, OBS_SIZE
-from grove_env.training.opponents import NO_OPPONENT, MemoisedAgent
+from grove_env.training.opponents import Opponents
 from grove_env.training.selfplay import OpponentSeats, SelfPlayGames
 
 ENV_ID = "grove_env/SelfPlay-v0"
@@ -64,53 +63,31 @@ SINGLE_OBSERVATION_SPACE = spaces.Dict(
 )
 
 
-class AgentOpponents:
-    """Opponents named by agent specs; each game (or seat) draws one (uniformly or by weight)."""
-
-    def __init__(
-        self,
-        specs: str | Sequence[str],
-        sampling: str = "game",
-        seed: int | None = None,
-        weights: Sequence[float] | None = None,
-    ) -> None:
-        self.specs = [specs] if isinstance(specs, str) else list(specs)
-        if not self.specs:
-            raise ValueError("opponents: give at least one agent spec, e.g. 'random'")
-        w = np.ones(len(self.specs)) if weights is None else np.asarray(weights, dtype=float)
-        if w.shape != (len(self.specs),) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError(
-                f"opponent weights: one >= 0 per spec with a positive sum, got {weights}"
-            )
-        self.weights = w / w.sum()
-        if sampling not in ("game", "seat"):
-            raise ValueError(f"opponent_sampling must be 'game' or 'seat', got {sampling!r}")
-        self.sampling = sampling
-        self.rng = np.random.default_rng(seed)
-        self.agents = []
-        for i, spec in enumerate(self.specs):
-            agent: Any = make_agent(spec, seed=None if seed is None else seed + 1 + i)
-            if parse_spec(spec)[0] == "heuristic":  # stateless and costly: cache its answers
-                agent = MemoisedAgent(agent, seed=seed)
-            self.agents.append(agent)
-
-    def sample(self, learner_seats: np.ndarray, num_players: int) -> np.ndarray:
-        g = len(learner_seats)
-        if self.sampling == "game":
-            kinds = np.repeat(self._draw(g)[:, None], num_players, 1)
-        else:
-            kinds = self._draw(g * num_players).reshape(g, num_players)
-        kinds[np.arange(g), learner_seats] = NO_OPPONENT
-        return kinds.astype(np.int64)
-
-    def _draw(self, count: int) -> np.ndarray:
-        return self.rng.choice(len(self.specs), size=count, p=self.weights)
-
-    def act(self, kind: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.asarray(self.agents[kind].act_batch(observations, masks), dtype=np.int64)
-
-    def label(self, kind: int) -> str:
-        return self.specs[kind]
+def agent_opponents(
+    specs: str | Sequence[str],
+    sampling: str = "game",
+    seed: int | None = None,
+    weights: Sequence[float] | None = None,
+) -> Opponents:
+    """Opponents named by agent specs; each game (or seat) draws one (uniformly or by
+    weight; a spec named twice adds up its weights)."""
+    specs = [specs] if isinstance(specs, str) else list(specs)
+    if not specs:
+        raise ValueError("opponents: give at least one agent spec, e.g. 'random'")
+    w = np.ones(len(specs)) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (len(specs),) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"opponent weights: one >= 0 per spec with a positive sum, got {weights}")
+    if sampling not in ("game", "seat"):
+        raise ValueError(f"opponent_sampling must be 'game' or 'seat', got {sampling!r}")
+    if "live" in specs or "pool" in specs:
+        raise ValueError(
+            "SelfPlay-v0 has no learner of its own to copy: 'live' and 'pool' are "
+            "for train.py; name agent specs"
+        )
+    mix: dict[str, float] = {}
+    for spec, weight in zip(specs, w):
+        mix[spec] = mix.get(spec, 0.0) + float(weight)
+    return Opponents(mix, sampling=sampling, seed=seed)
 
 
 class SelfPlayVectorEnv(SelfPlayGames, VectorEnv):
@@ -134,7 +111,7 @@ class SelfPlayVectorEnv(SelfPlayGames, VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if isinstance(opponents, (str, Sequence)):
-            seats: OpponentSeats = AgentOpponents(
+            seats: OpponentSeats = agent_opponents(
                 opponents, opponent_sampling, seed, opponent_weights
             )
         else:

@@ -34,11 +34,9 @@ from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (
     TrainConfig,
 )
-from grove_env.training.evaluate import QuickEvaluator, finish_run
-from grove_env.training.run_dir import (
-    MetricsLog,
-    plot_learning_curve,
-)
+from grove_env.training.evaluate import eval_names, eval_score, evaluators, finish_run, metrics_row
+from grove_env.training.imitation import imitate, teacher_games
+from grove_env.training.run_dir import MetricsLog, metrics_columns, plot_learning_curve
 
 RESUMABLE_FIELDS = (
     "total_timesteps",
@@ -70,6 +68,8 @@ class Trainer:
         if ckpt is None:
             self.env = build_env(cfg)
             self.model = build_model(cfg, self.env, device)
+            if cfg.imitate is not None:
+                self.learn_teacher(cfg.imitate)
         else:
             self.env = build_env(cfg, seed=cfg.seed + 7919 * (1 + _step_of(ckpt)))
             model = build_model(cfg, self.env, device)
@@ -87,10 +87,26 @@ class Trainer:
         self.best_score = max(float(state.get("best_score", -math.inf)), _best_so_far(run_dir))
         self.latest_eval: dict[str, float] = dict(state.get("latest_eval", {}))
         self._rollout_share: float | None = None
-        self.metrics = MetricsLog(run_dir / "metrics.csv", resume_step=step if ckpt else None)
-        self.evaluators = [QuickEvaluator(cfg, o, cfg.eval_games) for o in cfg.eval_opponents]
+        self.metrics = MetricsLog(
+            run_dir / "metrics.csv",
+            metrics_columns(eval_names(cfg)),
+            resume_step=step if ckpt else None,
+        )
+        self.evaluators = evaluators(cfg)
         self.model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
         self.bar: tqdm | None = None
+
+    def learn_teacher(self, teacher: str) -> None:
+        """The warm start: the network learns the teacher's moves (``imitate``)."""
+        cfg = self.cfg
+        began = time.time()
+        data = teacher_games(cfg, teacher, cfg.imitate_steps, seed=cfg.seed + 104729)
+        stats = imitate(self.model, data, cfg.imitate_epochs, cfg.batch_size, seed=cfg.seed)
+        print(
+            f"imitated {teacher}: {len(data.actions):,} decisions, {cfg.imitate_epochs} epochs, "
+            f"{stats['agreement']:.1%} of its moves, {time.time() - began:.0f} s",
+            flush=True,
+        )
 
     # ----------------------------------------------------------------- schedule
     def at_boundary(self, step: int) -> None:
@@ -109,11 +125,9 @@ class Trainer:
         """Quick evaluations; log them, update ``best.zip`` and the learning curve."""
         self.last_eval = step
         self.actor.eval()
-        results = {
-            e.opponent: e.run(self.actor, seed=self.cfg.seed + step) for e in self.evaluators
-        }
+        results = {e.name: e.run(self.actor, seed=self.cfg.seed + step) for e in self.evaluators}
         self.latest_eval = {k: r.win_share for k, r in results.items()}
-        score = sum(r.win_share for r in results.values()) / len(results)
+        score = eval_score(self.latest_eval, self.cfg.best_by)
         logger = self.model.logger
         for name, r in results.items():
             logger.record(f"eval/win_share_vs_{name}", r.win_share)
@@ -124,18 +138,17 @@ class Trainer:
         is_best = score > self.best_score
         if is_best:
             self.best_score = score
-            info = {"step": step, "score": score, "criterion": "mean win share"}
+            info = {"step": step, "score": score, "criterion": self.cfg.best_by}
             checkpoint.save_best(self.run_dir, self.model, {**info, **self.latest_eval}, self.cfg)
         self.metrics.append(
-            {
-                "step": step,
-                "wall_time_s": round(time.time() - self.started, 1),
-                "eval/win_share_vs_random": self.latest_eval.get("random"),
-                "eval/win_share_vs_heuristic": self.latest_eval.get("heuristic"),
-                "eval/score": score,
-                "rollout/win_share": self._rollout_share,
-                "pool_size": len(self.env.opponents.pool),
-            }
+            metrics_row(
+                step,
+                time.time() - self.started,
+                self.latest_eval,
+                score,
+                **{"rollout/win_share": self._rollout_share},
+                pool_size=len(self.env.opponents.pool),
+            )
         )
         plot_learning_curve(self.run_dir / "metrics.csv", self.run_dir / "learning_curve.png")
         shown = ", ".join(f"vs {k} {v:.3f}" for k, v in self.latest_eval.items())

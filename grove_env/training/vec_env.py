@@ -34,7 +34,46 @@ from grove_env.training.opponents import Opponents
 from grove_env.training.selfplay import SelfPlayGames
 
 
-class GroveSelfPlayVecEnv(SelfPlayGames, VecEnv):
+class InProcess(VecEnv):
+    """The parts of SB3's ``VecEnv`` API that every in-process env here answers alike: all
+    its games live in this process, so an attribute is one value for every slot."""
+
+    num_envs: int
+
+    def action_masks(self) -> np.ndarray:  # pragma: no cover - each env has its own
+        raise NotImplementedError
+
+    def close(self) -> None:
+        return None
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> Any:
+        rows = self._indices(indices)
+        if method_name == "action_masks":  # one array; get_action_masks np.stack()s it
+            return self.action_masks()[rows]
+        value = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [value] * len(rows)
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices: Any) -> Sequence[int]:
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+
+class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
     """``num_envs`` games, each contributing its learner seat's decisions (see module doc)."""
 
     def __init__(
@@ -79,31 +118,65 @@ class GroveSelfPlayVecEnv(SelfPlayGames, VecEnv):
             infos[g]["terminal_observation"] = self.final_observations[g].copy()
         return self.observe(), rewards, dones, infos
 
-    def close(self) -> None:
-        return None
 
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        value = getattr(self, attr_name)
-        return [value] * len(self._indices(indices))
+class TablesVecEnv(InProcess):
+    """Several tables' self-play games as one SB3 ``VecEnv`` (``tables`` in the config).
 
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        setattr(self, attr_name, value)
+    Slots ``0 .. k0 - 1`` are the first table's games, and so on; the tables share one
+    :class:`~grove_env.training.opponents.Opponents`, so the live weights and the
+    snapshot pool are the same on every table. One network plays them all: the
+    observation has one shape for every rule set and player count.
+    """
 
-    def env_method(
-        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
-    ) -> Any:
-        rows = self._indices(indices)
-        if method_name == "action_masks":  # one array; get_action_masks np.stack()s it
-            return self.action_masks()[rows]
-        value = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [value] * len(rows)
+    def __init__(self, envs: Sequence[GroveSelfPlayVecEnv]) -> None:
+        self.envs = list(envs)
+        self.opponents: Opponents = self.envs[0].opponents
+        if any(e.opponents is not self.opponents for e in self.envs):
+            raise ValueError("the tables of one run share their opponents")
+        self.bounds = np.cumsum([0] + [e.num_envs for e in self.envs])
+        self.render_mode = None
+        first = self.envs[0]
+        VecEnv.__init__(self, int(self.bounds[-1]), first.observation_space, first.action_space)
+        self._actions: np.ndarray | None = None
 
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(self._indices(indices))
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        for i, env in enumerate(self.envs):
+            env.seed(None if seed is None else seed + 7919 * i)
+        return [seed] * self.num_envs
 
-    def _indices(self, indices: Any) -> Sequence[int]:
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
+    def reset(self) -> np.ndarray:
+        return np.concatenate([env.reset() for env in self.envs])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        assert self._actions is not None, "step_async first"
+        parts = [
+            env.step(self._actions[lo:hi])
+            for env, lo, hi in zip(self.envs, self.bounds[:-1], self.bounds[1:])
+        ]
+        self._actions = None
+        infos = [info for part in parts for info in part[3]]
+        return (
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+            infos,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        return np.concatenate([env.action_masks() for env in self.envs])
+
+    def pop_results(self) -> dict[str, tuple[int, float]]:
+        """Games and mean win points per ``opponent@rules:players`` since the last call."""
+        return {
+            f"{label}@{table_name(env)}": result
+            for env in self.envs
+            for label, result in env.pop_results().items()
+        }
+
+
+def table_name(env: GroveSelfPlayVecEnv) -> str:
+    """``rules:players`` of a self-play VecEnv's table."""
+    return f"{env.game.rules.name}:{env.num_players}"
