@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 
 def run(*args: str) -> str:
@@ -35,3 +36,43 @@ def test_solve_saves_a_strategy(tmp_path):
     assert "saved" in out
     with np.load(path, allow_pickle=False) as f:
         assert f["probs"].shape[1] == 3 and str(f["table"]) == "classic 2"
+
+
+def test_solve_writes_to_the_current_folder_by_default_not_the_package(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "grove_env.analysis", "solve", "--seconds", "0.2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cfr_classic_2p.npz").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["nashconv", "--agent", "nope"], 2, "unknown agent 'nope'"),
+        (["nashconv", "--agent", "human"], 2, "'human': the analysis asks"),
+        (["nashconv", "--players", "7"], 2, "allows num_players in (2, 3, 4), got 7"),
+        (["nashconv", "--players", "x"], 2, "'x' is not a whole number"),
+        (["nashconv", "--whole-game", "--max-rounds", "0"], 2, "must be at least 1"),
+        (["nashconv", "--agent", "ppo:/nonexistent"], 1, "is not a policy"),
+        (["solve", "--seconds", "nan"], 2, "must be a finite number > 0, got 'nan'"),
+        (["solve", "--seconds", "-3"], 2, "must be a finite number > 0"),
+        (["solve", "--target", "inf"], 2, "must be a finite number >= 0"),
+        (["solve", "--out", "x.txt"], 2, "--out names a .npz file"),
+        (["solve", "--out", "/nonexistent/dir/x.npz"], 1, "does not exist"),
+    ],
+)
+def test_bad_input_is_one_line_and_no_work_is_done(tmp_path, args, code, message):
+    done = subprocess.run(
+        [sys.executable, "-m", "grove_env.analysis", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == code, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout == "" and list(tmp_path.iterdir()) == []
