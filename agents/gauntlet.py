@@ -37,8 +37,21 @@ from grove_env.rules import get_rules
 
 from .base import agent_names, make_agent, parse_spec
 from .cfr import data_file
+from .command_line import (
+    EXIT_HELP,
+    CommandError,
+    Parser,
+    agent_specs,
+    build_agent,
+    check_output,
+    check_plotting,
+    refuse_human,
+    run_command,
+    usage_error,
+    write_output,
+)
 from .styles import STYLE_NAMES
-from .tournament import TournamentError, run_tournament
+from .tournament import TournamentError, check_setup, run_tournament
 
 RULE_BASED: tuple[str, ...] = ("random", "greedy", *STYLE_NAMES)
 """Opponent styles whose mean and worst case the gauntlet reports."""
@@ -246,12 +259,20 @@ def run_gauntlet(
 
 
 # --------------------------------------------------------------------------- CLI
+PROG = "grove-gauntlet"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="grove-gauntlet",
+    p = Parser(
+        prog=PROG,
         description="Play one agent against N-1 copies of each playing style with rotating "
         "seats; report its win share per style (Wilson 95%% intervals), the mean and the "
         "worst case over the rule-based styles.",
+        epilog=EXIT_HELP.format(
+            failure="a model file missing or damaged,\nan output path that cannot be "
+            "written, an agent that fails in a game"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--agent", required=True, help="the agent's spec, e.g. heuristic")
     p.add_argument("--rules", default="classic", help="classic (default) or revised")
@@ -266,28 +287,40 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check_output_path(path: str | None) -> None:
-    """Refuse, before any game, an output path whose directory does not exist."""
-    if path is None:
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"cannot write {path}: directory {folder} does not exist")
-    if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is a directory")
+def _check_inputs(args: argparse.Namespace) -> str:
+    """The agent's spec, once every input and output is known good (:class:`CommandError`)."""
+    (spec,) = agent_specs([args.agent], None)
+    refuse_human([spec], "the gauntlet has no seat for a person; play one with grove-play")
+    try:
+        check_setup(
+            [spec] * args.players,
+            args.rules,
+            args.players,
+            args.games,
+            args.seed,
+            args.workers,
+            max_rounds=100,
+        )
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    build_agent(spec, seed=args.seed)
+    outputs = [
+        (flag, path) for flag, path in (("--json", args.json), ("--plot", args.plot)) if path
+    ]
+    for flag, path in outputs:
+        check_output(path, flag)
+    if len(outputs) == 2 and os.path.realpath(outputs[0][1]) == os.path.realpath(outputs[1][1]):
+        raise usage_error(f"--json and --plot name the same file {args.json!r}")
+    if args.plot is not None:
+        check_plotting()
+    return spec
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def _run(args: argparse.Namespace) -> int:
+    spec = _check_inputs(args)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its message
-        return int(exc.code or 0)
-    try:
-        check_output_path(args.json)
-        check_output_path(args.plot)
         result = run_gauntlet(
-            args.agent,
+            spec,
             rules=args.rules,
             num_players=args.players,
             games=args.games,
@@ -295,22 +328,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers=args.workers,
         )
     except ValueError as exc:
-        print(f"grove-gauntlet: error: {exc}", file=sys.stderr)
-        return 2
+        raise usage_error(str(exc)) from None
     except TournamentError as exc:
-        print(f"grove-gauntlet: an agent failed: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("grove-gauntlet: interrupted", file=sys.stderr)
-        return 130
-    print(result.table())
+        raise CommandError(f"an agent failed: {exc}") from None
+    print(result.table(), flush=True)
     if args.json:
-        result.save_json(args.json)
+        write_output(result.save_json, args.json, "--json")
         print(f"wrote {args.json}")
     if args.plot:
-        result.plot(args.plot)
+        write_output(result.plot, args.plot, "--plot")
         print(f"wrote {args.plot}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its message
+        return int(exc.code or 0)
+    return run_command(PROG, lambda: _run(args))
 
 
 if __name__ == "__main__":

@@ -90,8 +90,25 @@ def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, 
     for flag in ("--json", "--plot"):
         rc = main(["--agent", "greedy", flag, str(tmp_path / "missing" / "out")])
         err = capsys.readouterr().err
-        assert rc == 2
+        assert rc == 1  # a failure (an output that cannot be written), as in grove-tournament
         assert err.count("\n") == 1 and "does not exist" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--agent", "human"], 2, "the gauntlet has no seat for a person"),
+        (["--agent", "greedy", "--games", "0"], 2, "games must be an int >= 1"),
+        (["--agent", "greedy", "--players", "9"], 2, "allows num_players"),
+        (["--agent", "ppo:/nonexistent"], 1, "is not a policy"),
+        (["--agent", "greedy", "--json", "x.json", "--plot", "x.json"], 2, "name the same file"),
+    ],
+)
+def test_bad_input_is_one_line_before_any_game(monkeypatch, capsys, args, code, message) -> None:
+    monkeypatch.setattr(gauntlet, "run_tournament", None)
+    assert main(args) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
 
 
 def test_unknown_agent_is_refused_before_any_game(monkeypatch, capsys) -> None:
@@ -131,7 +148,7 @@ def test_command_line_refuses_a_bad_path_in_a_subprocess(tmp_path) -> None:
         timeout=120,
         cwd=ROOT,
     )
-    assert run.returncode == 2
+    assert run.returncode == 1
     assert run.stdout == ""  # no table: nothing was played
     assert run.stderr.strip().count("\n") == 0 and "does not exist" in run.stderr
     assert not missing.parent.exists()
