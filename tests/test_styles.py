@@ -254,3 +254,28 @@ def test_styles_that_read_no_stacks_ignore_heights_and_later_seats() -> None:
                 later = rng.integers(0, 4, size=500)
                 got = accusation(name, counts, heights, previous, later, None, get_rules(rules))
                 assert (got == base).all(), name
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("name", ["contrarian", "stack-avoider"])
+def test_at_classic_with_few_seats_nobody_gains_on_styles_that_never_top_a_stack(
+    name: str, n: int
+) -> None:
+    # In classic a seat's count of markers held rises only when it tops another seat's
+    # marker on an innocent suspect (it takes the stack) and falls only when its own is
+    # topped there. With two or three seats these styles never top a stack, so their
+    # counts never rise above 5 and no other agent's (here random) falls below 5: at
+    # best it ties with them, so a fair share is the most anyone can win.
+    from grove_env.agents.match import play_game
+    from grove_env.grove_v1 import raw_env
+
+    env = raw_env(num_players=n, rules="classic")
+    style, other = make_style(name), make_agent("random", seed=n)
+    for g in range(60):
+        seats = [other if s == g % n else style for s in range(n)]
+        play_game(env, seats, seed=g)
+        assert env.game is not None
+        for record in env.game.history:
+            held = [c + p for c, p in zip(record.coloured, record.penalty)]
+            assert all(held[s] <= 5 for s in range(n) if s != g % n)
+            assert held[g % n] >= 5
