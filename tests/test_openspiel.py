@@ -101,12 +101,21 @@ def test_shimmy_api_test():
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (~10 min each)")
-@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic"])
-def test_nash_conv_equals_openspiel_at_two_players(spec):
+@pytest.mark.parametrize(
+    ("rules", "spec"),
+    [
+        ("classic", "random"),
+        ("classic", "greedy"),
+        ("classic", "heuristic"),
+        ("revised", "random"),
+        ("revised", "heuristic"),
+    ],
+)
+def test_nash_conv_equals_openspiel_at_two_players(rules, spec):
     from open_spiel.python.algorithms.exploitability import nash_conv
 
-    game = pyspiel.load_game("python_grove_round(players=2,rules=classic)")
+    game = pyspiel.load_game(f"python_grove_round(players=2,rules={rules})")
     policy = policy_of(spec)
     theirs = nash_conv(game, spiel_policy(game, policy))
-    ours = exploitability(build_round_tree("classic", 2), policy).nash_conv
+    ours = exploitability(build_round_tree(rules, 2), policy).nash_conv
     assert ours == pytest.approx(theirs, abs=1e-6)
