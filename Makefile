@@ -39,6 +39,8 @@ bench: setup
 	$(BIN)/python benchmarks/aec_throughput.py
 	$(BIN)/python benchmarks/vector_throughput.py
 	$(BIN)/python benchmarks/train_throughput.py
+	$(BIN)/python benchmarks/heuristic_batch.py
+	$(BIN)/python benchmarks/exploitability.py --players 2 3
 
 lint: setup
 	$(BIN)/ruff check .

@@ -265,8 +265,8 @@ PROG = "grove-gauntlet"
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog=PROG,
-        description="Play one agent against N-1 copies of each playing style with rotating "
-        "seats; report its win share per style (Wilson 95%% intervals), the mean and the "
+        description="Play one agent against N-1 copies of each playing style with rotating\n"
+        "seats; report its win share per style (Wilson 95% intervals), the mean and the\n"
         "worst case over the rule-based styles.",
         epilog=EXIT_HELP.format(
             failure="a model file missing or damaged,\nan output path that cannot be "

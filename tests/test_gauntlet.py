@@ -117,6 +117,12 @@ def test_unknown_agent_is_refused_before_any_game(monkeypatch, capsys) -> None:
     assert "unknown agent 'nope'" in capsys.readouterr().err
 
 
+def test_help_describes_the_gauntlet_and_its_exit_status(capsys) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Wilson 95% intervals" in out and "%%" not in out and "Exit status" in out
+
+
 def test_command_line_prints_the_table_and_writes_json_and_png(tmp_path) -> None:
     out_json, out_png = tmp_path / "g.json", tmp_path / "g.png"
     args = ["--agent", "greedy", "--rules", "classic", "--players", "2", "--games", "2"]
