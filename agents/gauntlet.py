@@ -30,6 +30,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -51,7 +52,7 @@ from .command_line import (
     write_output,
 )
 from .styles import STYLE_NAMES
-from .tournament import TournamentError, check_setup, run_tournament
+from .tournament import TournamentError, check_setup, run_tournament, worker_pool
 
 RULE_BASED: tuple[str, ...] = ("random", "greedy", *STYLE_NAMES)
 """Opponent styles whose mean and worst case the gauntlet reports."""
@@ -233,28 +234,32 @@ def run_gauntlet(
     played, notes = opponents(get_rules(rules).name, num_players)
     cells = []
     total = games
-    for opponent, rule_based in played:
-        result = run_tournament(
-            [spec] + [opponent] * (num_players - 1),
-            rules=rules,
-            num_players=num_players,
-            games=games,
-            seed=seed,
-            workers=workers,
-        )
-        me = result.entries[0]
-        total = result.games
-        cells.append(
-            GauntletCell(
-                opponent=opponent,
-                rule_based=rule_based,
-                games=result.games,
-                win_share=me.win_share,
-                ci_low=me.ci_low,
-                ci_high=me.ci_high,
-                mean_score=me.mean_score,
+    with ExitStack() as stack:
+        # one pool for every cell: a worker's start (imports, torch) is paid once
+        pool = stack.enter_context(worker_pool(workers)) if workers > 1 else None
+        for opponent, rule_based in played:
+            result = run_tournament(
+                [spec] + [opponent] * (num_players - 1),
+                rules=rules,
+                num_players=num_players,
+                games=games,
+                seed=seed,
+                workers=workers,
+                pool=pool,
             )
-        )
+            me = result.entries[0]
+            total = result.games
+            cells.append(
+                GauntletCell(
+                    opponent=opponent,
+                    rule_based=rule_based,
+                    games=result.games,
+                    win_share=me.win_share,
+                    ci_low=me.ci_low,
+                    ci_high=me.ci_high,
+                    mean_score=me.mean_score,
+                )
+            )
     return GauntletResult(spec, result.rules, num_players, total, seed, cells, notes)
 
 

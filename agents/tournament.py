@@ -45,8 +45,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +75,8 @@ from .tournament_games import (
     EntryLike,
     Setup,
     TournamentError,
-    init_worker,
     is_agent,
+    limit_threads,
     play_slice,
     play_tournament_games,
     slices,
@@ -155,6 +158,7 @@ def run_tournament(
     progress: bool = False,
     truncated: str = "draw",
     record_dir: str | None = None,
+    pool: Pool | None = None,
 ) -> TournamentResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) and summarise them.
 
@@ -162,6 +166,9 @@ def run_tournament(
     an agent object, or a factory ``f(seed) -> Agent``. Raises ``ValueError`` for a bad
     configuration and :class:`TournamentError` if an agent plays a masked action.
     With ``record_dir``, every game's record (:mod:`grove_env.record`) is written there.
+    ``pool`` (from :func:`worker_pool`) plays the games in workers already started,
+    for a caller that plays several tournaments; without it ``workers > 1`` starts
+    its own. The games are the same either way.
     """
     rule_set = check_setup(agent_specs, rules, num_players, games, seed, workers, max_rounds)
     if truncated not in TRUNCATED_MODES:
@@ -187,17 +194,17 @@ def run_tournament(
         bar = tqdm(total=total, desc="games", unit="game", file=sys.stderr, disable=not _tty())
     workers = min(workers, total)
     try:
-        if workers == 1:
+        if workers == 1 and pool is None:
             for lo, hi in slices(total, 1):
                 records.extend(play_tournament_games(setup, range(lo, hi)))
                 if bar is not None:
                     bar.update(hi - lo)
         else:
-            import multiprocessing as mp
-
-            ctx = mp.get_context("spawn")
-            with ctx.Pool(workers, initializer=init_worker, initargs=(setup,)) as pool:
-                for chunk in pool.imap_unordered(play_slice, slices(total, workers)):
+            with ExitStack() as stack:
+                if pool is None:
+                    pool = stack.enter_context(worker_pool(workers))
+                tasks = [(setup, bounds) for bounds in slices(total, workers)]
+                for chunk in pool.imap_unordered(play_slice, tasks):
                     records.extend(chunk)
                     if bar is not None:
                         bar.update(len(chunk))
@@ -214,6 +221,22 @@ def run_tournament(
         truncated_mode=truncated,
         games_requested=games,
     )
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[Pool]:
+    """``workers`` spawned processes that :func:`run_tournament` can share (``pool=``).
+
+    Starting a worker costs seconds (it imports the package, and torch for a policy),
+    so several tournaments in a row, such as the cells of a gauntlet, play in one pool.
+    Each worker keeps to its share of the cores (:func:`limit_threads`).
+    """
+    import multiprocessing as mp
+
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    context = mp.get_context("spawn")
+    with context.Pool(workers, initializer=limit_threads, initargs=(threads,)) as pool:
+        yield pool
 
 
 def _tty() -> bool:

@@ -3,13 +3,16 @@
 :func:`play_tournament_games` plays games of a tournament from its :class:`Setup`
 alone (seats by :func:`~grove_env.agents.match.seat_of`, seeds by
 :func:`~grove_env.agents.match.game_seeds`), so a game is the same whichever process
-plays it; :func:`init_worker` and :func:`play_slice` are what worker processes run.
+plays it; :func:`play_slice` is what a worker process runs, after
+:func:`limit_threads`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,19 +146,27 @@ def game_record(
     )
 
 
-WORKER_SETUP: Setup | None = None
+def limit_threads(threads: int) -> None:
+    """A worker's initialiser: at most ``threads`` OpenMP threads in this process.
+
+    Torch starts one thread per core in every process, so two workers on two cores
+    would run four and spin against each other (a policy's gauntlet took four times
+    as long). Torch reads ``OMP_NUM_THREADS`` when it is imported; where the worker has
+    imported it already, its count is set directly. A count the user exported is kept.
+    """
+    if "OMP_NUM_THREADS" in os.environ:
+        return
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
 
 
-def init_worker(setup: Setup) -> None:
-    """A worker process's initialiser: keep the tournament's setup."""
-    global WORKER_SETUP
-    WORKER_SETUP = setup
-
-
-def play_slice(bounds: tuple[int, int]) -> list[GameRecord]:
-    """Games ``bounds[0] .. bounds[1]-1``, in a worker process."""
-    assert WORKER_SETUP is not None, "worker not initialised"
-    return play_tournament_games(WORKER_SETUP, range(*bounds))
+def play_slice(task: tuple[Setup, tuple[int, int]]) -> list[GameRecord]:
+    """Games ``bounds[0] .. bounds[1]-1`` of the tournament ``setup``, in a worker process
+    (``task`` is ``(setup, bounds)``, so one pool of workers serves several tournaments)."""
+    setup, bounds = task
+    return play_tournament_games(setup, range(*bounds))
 
 
 def slices(games: int, workers: int) -> list[tuple[int, int]]:

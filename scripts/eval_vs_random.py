@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from multiprocessing import Pool
@@ -37,6 +38,7 @@ from grove_env.agents.command_line import (  # noqa: E402
     usage_error,
 )
 from grove_env.agents.match import play_game, seat_of  # noqa: E402
+from grove_env.agents.tournament_games import limit_threads  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 
@@ -184,7 +186,10 @@ def report(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
         f"{'rules':8} {'n':>2} {'games':>6} {'share':>7} {'95% CI':>17} {'fair':>5} "
         f"{'x fair':>6} {'med ms':>7}"
     )
-    pool = Pool(args.workers) if args.workers > 1 else None
+    pool = None
+    if args.workers > 1:  # each worker keeps to its share of the cores (torch's threads)
+        threads = max(1, (os.cpu_count() or 1) // args.workers)
+        pool = Pool(args.workers, initializer=limit_threads, initargs=(threads,))
     try:
         for r, n in tables:
             t0 = time.perf_counter()

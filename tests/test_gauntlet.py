@@ -82,6 +82,21 @@ def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> 
     assert all(c.games == 3 and 0.0 <= c.ci_low <= c.win_share <= c.ci_high for c in result.cells)
 
 
+def test_workers_share_one_pool_and_change_no_result(monkeypatch) -> None:
+    pools = []
+
+    def counting_pool(workers):
+        pools.append(workers)
+        return real_pool(workers)
+
+    real_pool = gauntlet.worker_pool
+    monkeypatch.setattr(gauntlet, "worker_pool", counting_pool)
+    two = run_gauntlet("greedy", "revised", 3, games=6, seed=2, workers=2)
+    assert pools == [2]  # one pool for every cell
+    assert two.to_dict() == run_gauntlet("greedy", "revised", 3, games=6, seed=2).to_dict()
+    assert pools == [2]  # one worker: no pool
+
+
 def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, capsys) -> None:
     def no_games(*args, **kwargs):
         raise AssertionError("a game was played")

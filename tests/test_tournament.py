@@ -22,6 +22,7 @@ from grove_env.agents.tournament import (
     run_tournament,
     seat_of,
     summarise,
+    worker_pool,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +138,30 @@ def test_same_seed_same_result_for_any_worker_count() -> None:
     assert one.records == two.records
     other = run_tournament(["random"] * 4, games=24, seed=8)
     assert other.records != one.records
+
+
+def test_tournaments_sharing_a_worker_pool_play_the_same_games() -> None:
+    tables = (["random"] * 4, ["greedy", "random", "random", "random"])
+    alone = [run_tournament(t, games=24, seed=7, workers=2) for t in tables]
+    with worker_pool(2) as pool:
+        shared = [run_tournament(t, games=24, seed=7, workers=2, pool=pool) for t in tables]
+    assert [r.records for r in shared] == [r.records for r in alone]
+    assert shared[0].records != shared[1].records
+
+
+def test_workers_keep_to_their_share_of_the_cores(monkeypatch) -> None:
+    import os
+
+    import torch
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    share = max(1, (os.cpu_count() or 1) // 2)
+    with worker_pool(2) as pool:
+        assert pool.apply(os.getenv, ("OMP_NUM_THREADS",)) == str(share)
+        assert pool.apply(torch.get_num_threads) == share
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's own count is kept
+    with worker_pool(2) as pool:
+        assert pool.apply(os.getenv, ("OMP_NUM_THREADS",)) == "3"
 
 
 def test_agent_objects_and_factories_take_seats() -> None:
