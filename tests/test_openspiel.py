@@ -100,7 +100,7 @@ def test_shimmy_api_test():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (~10 min each)")
+@pytest.mark.skipif(os.environ.get("GROVE_SLOW") != "1", reason="set GROVE_SLOW=1 (1-2 min each)")
 @pytest.mark.parametrize(
     ("rules", "spec"),
     [
