@@ -213,6 +213,19 @@ def check_plotting(option: str = "--plot") -> None:
         ) from None
 
 
+def check_json_and_plot(json_path: str | None, plot_path: str | None) -> None:
+    """Check a command's ``--json`` and ``--plot`` outputs (either may be absent): each
+    writable (:func:`check_output`), not the same file, and matplotlib there for a plot."""
+    named = (("--json", json_path), ("--plot", plot_path))
+    outputs = [(flag, path) for flag, path in named if path is not None]
+    for flag, path in outputs:
+        check_output(path, flag)
+    if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
+        raise usage_error(f"--json and --plot name the same file {json_path!r}")
+    if plot_path is not None:
+        check_plotting()
+
+
 def write_output(write: Callable[[str], None], path: str, option: str) -> None:
     """Write an output file, a failure in one line if that goes wrong after all."""
     try:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -44,8 +43,7 @@ from .command_line import (
     Parser,
     agent_specs,
     build_agent,
-    check_output,
-    check_plotting,
+    check_json_and_plot,
     refuse_human,
     run_command,
     usage_error,
@@ -309,15 +307,7 @@ def _check_inputs(args: argparse.Namespace) -> str:
     except ValueError as exc:
         raise usage_error(str(exc)) from None
     build_agent(spec, seed=args.seed)
-    outputs = [
-        (flag, path) for flag, path in (("--json", args.json), ("--plot", args.plot)) if path
-    ]
-    for flag, path in outputs:
-        check_output(path, flag)
-    if len(outputs) == 2 and os.path.realpath(outputs[0][1]) == os.path.realpath(outputs[1][1]):
-        raise usage_error(f"--json and --plot name the same file {args.json!r}")
-    if args.plot is not None:
-        check_plotting()
+    check_json_and_plot(args.json, args.plot)
     return spec
 
 

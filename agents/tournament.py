@@ -62,8 +62,7 @@ from .command_line import (
     Parser,
     agent_specs,
     build_agent,
-    check_output,
-    check_plotting,
+    check_json_and_plot,
     refuse_human,
     run_command,
     specs_help,
@@ -324,14 +323,7 @@ def _check_inputs(args: argparse.Namespace) -> list[str]:
         raise usage_error(str(exc)) from None
     for spec in dict.fromkeys(specs):
         build_agent(spec, seed=args.seed)
-    named = (("--json", args.json), ("--plot", args.plot))
-    outputs = [(flag, path) for flag, path in named if path is not None]
-    for flag, path in outputs:
-        check_output(path, flag)
-    if len(outputs) == 2 and Path(outputs[0][1]).resolve() == Path(outputs[1][1]).resolve():
-        raise usage_error(f"--json and --plot name the same file {args.json!r}")
-    if args.plot is not None:
-        check_plotting()
+    check_json_and_plot(args.json, args.plot)
     return specs
 
 
