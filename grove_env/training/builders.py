@@ -18,7 +18,7 @@ from stable_baselines3.common.logger import Logger
 from grove_env.training.config import TrainConfig
 from grove_env.training.features import GroveFeatures
 from grove_env.training.opponents import Opponents
-from grove_env.training.vec_env import GroveSelfPlayVecEnv, TablesVecEnv
+from grove_env.training.vec_env import GroveSelfPlayVecEnv, TablesVecEnv, table_seed
 
 
 class DeviceError(RuntimeError):
@@ -64,7 +64,7 @@ def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv 
             reward=cfg.reward,
             max_rounds=cfg.max_rounds,
             learner_seat=cfg.learner_seat,
-            seed=seed + 7919 * i,
+            seed=table_seed(seed, i),
         )
         for i, ((rules, n), size) in enumerate(zip(tables, sizes))
     ]

@@ -55,8 +55,7 @@ class QuickEvaluator:
     ) -> None:
         rules, n = table or (cfg.rules, cfg.num_players)
         self.opponent = opponent
-        several = len(cfg.table_list()) > 1
-        self.name = f"{opponent}@{rules}:{n}" if several else opponent
+        self.name = eval_name(cfg, opponent, (rules, n))
         self.quota = math.ceil(games / MAX_EVAL_SLOTS)
         slots = math.ceil(games / self.quota)
         self.slots = math.ceil(slots / n) * n  # whole seat rotations
@@ -128,14 +127,16 @@ def evaluators(cfg: TrainConfig) -> list[QuickEvaluator]:
     ]
 
 
+def eval_name(cfg: TrainConfig, opponent: str, table: tuple[str, int]) -> str:
+    """A quick evaluation's name: the opponent, or ``opponent@rules:players`` for a run
+    on several tables."""
+    rules, n = table
+    return f"{opponent}@{rules}:{n}" if len(cfg.table_list()) > 1 else opponent
+
+
 def eval_names(cfg: TrainConfig) -> list[str]:
     """The names of :func:`evaluators`' results (the ``metrics.csv`` columns)."""
-    several = len(cfg.table_list()) > 1
-    return [
-        f"{o}@{rules}:{n}" if several else o
-        for rules, n in cfg.table_list()
-        for o in cfg.eval_opponents
-    ]
+    return [eval_name(cfg, o, table) for table in cfg.table_list() for o in cfg.eval_opponents]
 
 
 def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:

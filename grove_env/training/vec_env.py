@@ -141,7 +141,7 @@ class TablesVecEnv(InProcess):
 
     def seed(self, seed: int | None = None) -> list[int | None]:
         for i, env in enumerate(self.envs):
-            env.seed(None if seed is None else seed + 7919 * i)
+            env.seed(None if seed is None else table_seed(seed, i))
         return [seed] * self.num_envs
 
     def reset(self) -> np.ndarray:
@@ -175,6 +175,11 @@ class TablesVecEnv(InProcess):
             for env in self.envs
             for label, result in env.pop_results().items()
         }
+
+
+def table_seed(seed: int, index: int) -> int:
+    """The seed of table ``index``'s games in a run seeded ``seed`` (table 0 keeps it)."""
+    return seed + 7919 * index
 
 
 def table_name(env: GroveSelfPlayVecEnv) -> str:
