@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -92,17 +92,10 @@ def one_unknown_counts(
     return tally(pool, ONE_UNKNOWN[hidden, a, b])
 
 
-def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """``int[..., 3]``: per slot, how many fillings of the unknown slots make it guilty.
-
-    ``pool`` (``int[..., 8]``) counts the tiles the seat does not know by value;
-    ``seen`` (``int[..., 3]``) is the tile index it saw per slot, ``-1`` where unknown.
-    Each unknown slot holds a draw without replacement from the pool, and every ordered
-    draw is equally likely, so the counts over their sum are the seat's exact culprit
-    posterior (:func:`posterior`). Integers, so that seats compare their odds exactly.
-    A view with no unknown slot counts its culprit once; one with three (before the
-    look) is not a decision the agents price and gets zeros.
-    """
+def counted_fillings(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """:func:`culprit_counts` worked out view by view (the tables of
+    :func:`count_tables` are filled with it); ``pool`` and ``seen`` share their leading
+    shape."""
     pool = np.asarray(pool, dtype=np.int16)
     unknown = seen < 0
     hidden = unknown.sum(axis=-1)
@@ -129,6 +122,65 @@ def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
     return counts
 
 
+SEEN_PLACE = 9 ** np.arange(3)
+"""The place of each slot's ``seen + 1`` (``0`` unknown, ``1 .. 8`` a tile) in a view's code."""
+
+TABLE_LIMIT = 1 << 22
+"""The most entries (views) of one :func:`count_tables`; pools with more copies of a
+tile than that allows are counted view by view."""
+
+
+@lru_cache(maxsize=16)
+def count_tables(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(place, table)``: the culprit counts of every view whose pool holds fewer than
+    ``radix[v]`` tiles of each value ``v``.
+
+    A view is coded ``sum((seen[s] + 1) * 9 ** s) * P + sum(pool[v] * place[v])`` with
+    ``P = prod(radix)``; ``table[code]`` is its :func:`counted_fillings`. The registered
+    rule sets have at most two copies of a tile, so ``P`` is at most 384.
+    """
+    place = np.cumprod((1, *radix[:-1])).astype(np.int64)
+    size = int(np.prod(radix))
+    pools = (np.arange(size)[:, None] // place) % np.array(radix)  # [P, 8]
+    seen = (np.arange(9**3)[:, None] // SEEN_PLACE) % 9 - 1  # [729, 3]
+    table = counted_fillings(
+        np.broadcast_to(pools, (len(seen), size, NUM_VALUES)).reshape(-1, NUM_VALUES),
+        np.repeat(seen, size, axis=0),
+    )
+    for a in (place, table):
+        a.flags.writeable = False
+    return place, table
+
+
+def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """``int[..., 3]``: per slot, how many fillings of the unknown slots make it guilty.
+
+    ``pool`` (``int[..., 8]``) counts the tiles the seat does not know by value;
+    ``seen`` (``int[..., 3]``) is the tile index it saw per slot, ``-1`` where unknown.
+    Each unknown slot holds a draw without replacement from the pool, and every ordered
+    draw is equally likely, so the counts over their sum are the seat's exact culprit
+    posterior (:func:`posterior`). Integers, so that seats compare their odds exactly.
+    A view with no unknown slot counts its culprit once; one with three (before the
+    look) is not a decision the agents price and gets zeros. The counts are read from
+    :func:`count_tables` (a few look-ups per view, whatever its kind), or counted view by
+    view (:func:`counted_fillings`) where the pools would need too large a table.
+    """
+    pool = np.asarray(pool, dtype=np.int16)
+    seen = np.asarray(seen)
+    if pool.size == 0:
+        return np.zeros((*seen.shape[:-1], 3), dtype=np.int32)
+    flat = pool.reshape(-1, NUM_VALUES)
+    if flat.max() < 2:
+        radix: tuple[int, ...] = (2,) * NUM_VALUES
+    else:
+        radix = tuple(int(r) for r in np.maximum(flat.max(axis=0) + 1, 2))
+    if flat.min() < 0 or 9**3 * int(np.prod(radix)) > TABLE_LIMIT:
+        return counted_fillings(pool, seen)
+    place, table = count_tables(radix)
+    seen_code = (seen.astype(np.int64) + 1) @ SEEN_PLACE
+    return table.take(seen_code * (len(table) // 9**3) + pool @ place, axis=0)
+
+
 def posterior(counts: np.ndarray) -> np.ndarray:
     """``float[..., 3]``: culprit counts as probabilities (zeros where nothing is counted)."""
     total = counts.sum(axis=-1, keepdims=True)
@@ -140,9 +192,20 @@ def tile_index(block: np.ndarray) -> np.ndarray:
     return np.where(block.any(axis=-1), block.argmax(axis=-1), -1)
 
 
+_HOT = np.vstack([np.zeros(NUM_VALUES, dtype=np.int16), np.eye(NUM_VALUES, dtype=np.int16)])
+
+
+def hot(tiles: np.ndarray) -> np.ndarray:
+    """``int16[..., 8]``: one-hot of tile indices (all zeros for ``-1``)."""
+    return _HOT.take(np.asarray(tiles) + 1, axis=0)
+
+
 def counts_of(tiles: np.ndarray) -> np.ndarray:
-    """``int[..., 8]``: how often each tile index occurs along the last axis (``-1``: none)."""
-    return (tiles[..., None] == np.arange(NUM_VALUES)).sum(axis=-2)
+    """``int16[..., 8]``: how often each tile index occurs along the last axis (``-1``: none)."""
+    out = hot(tiles[..., 0])
+    for i in range(1, tiles.shape[-1]):
+        out = out + hot(tiles[..., i])
+    return out
 
 
 def table_kind(obs: np.ndarray) -> np.ndarray:

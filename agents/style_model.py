@@ -27,18 +27,11 @@ import numpy as np
 from grove_env.rules import RuleSet
 
 from .deals import Deals
-from .rows import NUM_VALUES, ONE_UNKNOWN, Rows, culprit_counts
+from .rows import Rows, counts_of, culprit_counts, hot
 from .styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, lowest, stack_key
 
 STYLES: tuple[str, ...] = ACCUSERS
 """The deterministic styles of the mixture, in the order of its style axis."""
-
-_HOT = np.vstack([np.zeros(NUM_VALUES, dtype=np.int16), np.eye(NUM_VALUES, dtype=np.int16)])
-
-
-def hot(tiles: np.ndarray) -> np.ndarray:
-    """``int[..., 8]``: one-hot of tile indices (all zeros for ``-1``)."""
-    return _HOT[tiles + 1]
 
 
 def peeked(deals: Deals, seat: int) -> np.ndarray:
@@ -60,9 +53,7 @@ def earlier_view(rows: Rows, deals: Deals, i: int) -> tuple[np.ndarray, np.ndarr
         knows_victim = np.zeros((len(rows), 1), dtype=bool)
     seen = np.where(hidden[:, None, :], -1, deals.suspects)
     pool = rows.in_play[:, None, :] - peeked(deals, seat) - hot(rows.spare)[:, None, :]
-    pool = (
-        pool - hot(seen).sum(axis=2) - np.where(knows_victim, 1, 0)[..., None] * hot(deals.victim)
-    )
+    pool = pool - counts_of(seen) - np.where(knows_victim, 1, 0)[..., None] * hot(deals.victim)
     return pool, seen
 
 
@@ -104,7 +95,7 @@ def swap_likelihood(rows: Rows, deals: Deals, agree: float, disagree: float) -> 
     if swapped.size:
         seen = before[swapped]
         pool = rows.in_play[swapped, None, :] - hot(rows.spare[swapped])[:, None, :]
-        pool = pool - peeked(deals, -position % n)[swapped] - hot(seen).sum(axis=2)
+        pool = pool - peeked(deals, -position % n)[swapped] - counts_of(seen)
         bluff[swapped] = bluffer_swap(pool, seen, seen >= 0)
     out = np.empty((k, len(STYLES), d))
     for t, style in enumerate(STYLES):
@@ -117,35 +108,24 @@ SOME_SWAP = -2
 """Stands for "some legal swap" where which one does not matter (the first player kept)."""
 
 
-def guilt_masks(deals: Deals) -> np.ndarray:
-    """``int[K, D, 3 hidden, 3 slot, 8 tile]``: 1 where, with the deal's other two suspects
-    in place, tile ``v`` in slot ``hidden`` makes ``slot`` the culprit."""
-    s = deals.suspects.astype(np.int64)
-    others = np.array([(1, 2), (0, 2), (0, 1)])
-    guilty = ONE_UNKNOWN[np.arange(3), s[..., others[:, 0]], s[..., others[:, 1]]]  # [K,D,3,8]
-    return (guilty[:, :, :, None, :] == np.arange(3)[:, None]).astype(np.int16)
-
-
-def later_posteriors(rows: Rows, deals: Deals, masks: np.ndarray) -> list[np.ndarray]:
+def later_posteriors(rows: Rows, deals: Deals) -> list[np.ndarray]:
     """Per later seat (relative seats ``1 .. later``), ``int[K, D, 3 previous, 3]``: its
     culprit counts after it looked, for each slot the seat before it may have accused
     (the one it does not see).
 
     A seat does not know the tiles of its pool: every tile but its peeked ones, the
-    spare and the two suspects it saw. That is the pool without any suspect (``base``)
-    plus the hidden suspect, which with its own tile in place makes the deal's culprit
-    guilty; so its counts are ``masks @ base`` plus one for the culprit (``masks``:
-    :func:`guilt_masks`).
+    spare and the two suspects it saw, so the hidden suspect is in its pool.
     """
     later = rows.num_players - 1 - int(rows.position[0])
     common = rows.in_play[:, None, :] - hot(rows.spare)[:, None, :]
-    common = (common - hot(deals.suspects).sum(axis=2)).astype(np.int16)  # [K, D, 8]
-    culprit = np.eye(3, dtype=np.int16)[deals.culprit][:, :, None, :]
-    out = []
-    for seat in range(1, later + 1):
-        base = common - peeked(deals, seat)
-        out.append(np.matmul(masks, base[:, :, None, :, None])[..., 0] + culprit)
-    return out
+    common = (common - counts_of(deals.suspects)).astype(np.int16)  # [K, D, 8]
+    hidden = np.eye(3, dtype=bool)  # [previous, slot]
+    seen = np.where(hidden, -1, deals.suspects[:, :, None, :])  # [K, D, 3, 3]
+    back = hot(deals.suspects)  # [K, D, 3 previous, 8]: the hidden suspect, back in the pool
+    return [
+        culprit_counts((common - peeked(deals, seat))[:, :, None, :] + back, seen)
+        for seat in range(1, later + 1)
+    ]
 
 
 Table = np.ndarray | int
@@ -178,7 +158,7 @@ def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
     codes = np.zeros((k, len(STYLES), 3, d), dtype=np.int64)
     if later == 0:
         return codes
-    views = later_posteriors(rows, deals, guilt_masks(deals))
+    views = later_posteriors(rows, deals)
     own = np.broadcast_to(np.arange(3)[None, :, None], (k, 3, d))
     flat3 = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
     prevs = np.arange(3)[None, None, :]

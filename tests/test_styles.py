@@ -237,6 +237,31 @@ def test_culprit_counts_are_the_exact_posterior(rules: str, n: int) -> None:
         assert (c / c.sum()).tolist() == pytest.approx(posterior(decode(row)))
 
 
+@pytest.mark.parametrize(
+    ("copies", "tabled"),
+    [((1,) * 8, True), ((2,) + (1,) * 7, True), ((5,) + (1,) * 7, True), ((2,) * 8, False)],
+)
+def test_culprit_counts_tables_equal_the_counting(copies: tuple[int, ...], tabled: bool) -> None:
+    # culprit_counts reads tables filled by counted_fillings; every kind of view (none,
+    # one, two or three slots unknown) must give what counting it gives. Pools of one
+    # copy of each tile, two blanks (revised, 5 players) or more copies of one tile use
+    # the tables; pools that would need too large a table (two of every tile) are counted.
+    from grove_env.agents.rows import count_tables, counted_fillings, culprit_counts
+
+    rng = np.random.default_rng(len(copies) + sum(copies))
+    pool = rng.integers(0, np.array(copies) + 1, size=(400, 6, 8))
+    seen = rng.integers(-1, 8, size=(400, 6, 3))
+    seen[:100, :, 0] = -1
+    seen[:50, :, 1] = -1
+    asked = count_tables.cache_info()
+    got = culprit_counts(pool, seen)
+    after = count_tables.cache_info()
+    assert got.shape == (400, 6, 3)
+    assert (got == counted_fillings(pool, seen)).all()
+    assert (got.sum(axis=-1) > 0).any()
+    assert (after.hits + after.misses > asked.hits + asked.misses) == tabled
+
+
 def test_styles_that_read_no_stacks_ignore_heights_and_later_seats() -> None:
     # The heuristic's model tables these styles' choices per previous slot only, which is
     # right only if neither the stacks nor the number of later seats changes them.
