@@ -183,9 +183,17 @@ def accusation(
         if legal is not None:
             at = np.maximum(previous, 0)[..., None]
             back = back & np.take_along_axis(legal, at, axis=-1)[..., 0]
+        if back.all():  # every seat repeats: no need to rank the slots
+            shape = np.broadcast_shapes(back.shape, counts.shape[:-1])
+            return np.broadcast_to(previous, shape).copy()
         return np.where(back, previous, first_of(legal, -counts))
     if style == "bluffer":
-        return np.where(previous < 0, first_of(legal, counts), first_of(legal, -counts))
+        first = previous < 0
+        if first.any():
+            return np.where(first, first_of(legal, counts), first_of(legal, -counts))
+        slot = first_of(legal, -counts)  # no seat is the first accuser
+        shape = np.broadcast_shapes(first.shape, slot.shape)
+        return slot if slot.shape == shape else np.broadcast_to(slot, shape).copy()
     raise ValueError(f"unknown style {style!r}; styles: {list(ACCUSERS)}")
 
 
