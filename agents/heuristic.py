@@ -149,8 +149,11 @@ def ending_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.nda
     return np.take_along_axis(value, at.reshape(len(at), -1), axis=1).reshape(at.shape)
 
 
-def accusation_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.ndarray:
-    """``float[K, 3]``: the expected value of accusing each slot, for rows at one position."""
+def accusation_values(
+    rows: Rows, rules: RuleSet, params: HeuristicParams, ends: np.ndarray | None = None
+) -> np.ndarray:
+    """``float[K, 3]``: the expected value of accusing each slot, for rows at one position
+    (``ends``: their :func:`ending_values`, where the caller has them already)."""
     n, position = rows.num_players, int(rows.position[0])
     later = n - 1 - position
     d = deals(rows)
@@ -161,12 +164,15 @@ def accusation_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np
     swaps = bool(position and rules.victim_swap)
     at_random = params.random_prior * (1.0 / 3.0) ** (position + swaps)
     total = weight.sum(axis=(1, 2)) + at_random * size  # [K]
-    ends = ending_values(rows, rules, params)  # [K, 3, S, 3]
+    if ends is None:
+        ends = ending_values(rows, rules, params)  # [K, 3, S, 3]
     rand = ends.mean(axis=2)  # [K, 3 own, 3 culprit]
     rand_d = np.take_along_axis(rand, np.broadcast_to(culprit[:, None, :], (k, 3, size)), axis=2)
     paths = later_paths(rows, d, rules)  # [K, T, 3, D]
-    rows_i = np.arange(k)[:, None, None, None]
-    path_value = ends[rows_i, np.arange(3)[None, None, :, None], paths, culprit[:, None, None, :]]
+    paths_n = ends.shape[2]
+    base = (np.arange(k)[:, None] * 3 + np.arange(3)) * (paths_n * 3)  # [K, 3 own]
+    at = base[:, None, :, None] + paths * 3 + culprit[:, None, None, :]  # [K, T, 3, D]
+    path_value = np.ascontiguousarray(ends).reshape(-1).take(at)
     slip = 1.0 - (1.0 - params.noise) ** later
     styled = (1.0 - slip) * path_value + slip * rand_d[:, None]  # [K, T, 3, D]
     value = np.einsum("ktd,ktcd->kc", weight, styled)
@@ -223,14 +229,16 @@ class HeuristicAgent(RowAgent):
 
     def swap(self, rows: Rows, rules: RuleSet, masks: np.ndarray) -> np.ndarray:
         """Per row: keep, or the swap whose best accusation afterwards is worth most."""
-        variants = swap_variants(rows)
-        keep = self.values(variants[0], rules).max(axis=1)
+        variants = swap_variants(rows)  # all at the round's first position
+        ends = ending_values(variants[0], rules, self.params)  # the same after any swap
+        keep = accusation_values(variants[0], rules, self.params, ends).max(axis=1)
         best = np.full((3, len(rows)), -np.inf)
         can = masks[:, SWAP_0 : SWAP_0 + 3] & (rows.seen >= 0)
         for s in range(3):
             at = np.flatnonzero(can[:, s])
             if at.size:
-                best[s, at] = self.values(variants[s + 1].take(at), rules).max(axis=1)
+                value = accusation_values(variants[s + 1].take(at), rules, self.params, ends[at])
+                best[s, at] = value.max(axis=1)
         play = best.max(axis=0) > keep + self.params.swap_margin
         return np.where(play, SWAP_0 + best.argmax(axis=0), KEEP)
 
