@@ -161,21 +161,25 @@ def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
     draw is equally likely, so the counts over their sum are the seat's exact culprit
     posterior (:func:`posterior`). Integers, so that seats compare their odds exactly.
     A view with no unknown slot counts its culprit once; one with three (before the
-    look) is not a decision the agents price and gets zeros. The counts are read from
-    :func:`count_tables` (a few look-ups per view, whatever its kind), or counted view by
-    view (:func:`counted_fillings`) where the pools would need too large a table.
+    look) is not a decision the agents price and gets zeros. ``pool`` and ``seen``
+    broadcast together. The counts are read from :func:`count_tables` (a few look-ups
+    per view, whatever its kind), or counted view by view (:func:`counted_fillings`)
+    where the pools would need too large a table.
     """
     pool = np.asarray(pool, dtype=np.int16)
     seen = np.asarray(seen)
-    if pool.size == 0:
-        return np.zeros((*seen.shape[:-1], 3), dtype=np.int32)
+    lead = np.broadcast_shapes(pool.shape[:-1], seen.shape[:-1])
+    if pool.size == 0 or seen.size == 0:
+        return np.zeros((*lead, 3), dtype=np.int32)
     flat = pool.reshape(-1, NUM_VALUES)
     if flat.max() < 2:
         radix: tuple[int, ...] = (2,) * NUM_VALUES
     else:
         radix = tuple(int(r) for r in np.maximum(flat.max(axis=0) + 1, 2))
     if flat.min() < 0 or 9**3 * int(np.prod(radix)) > TABLE_LIMIT:
-        return counted_fillings(pool, seen)
+        return counted_fillings(
+            np.broadcast_to(pool, (*lead, NUM_VALUES)), np.broadcast_to(seen, (*lead, 3))
+        )
     place, table = count_tables(radix)
     seen_code = (seen.astype(np.int64) + 1) @ SEEN_PLACE
     return table.take(seen_code * (len(table) // 9**3) + pool @ place, axis=0)

@@ -260,6 +260,8 @@ def test_culprit_counts_tables_equal_the_counting(copies: tuple[int, ...], table
     assert (got == counted_fillings(pool, seen)).all()
     assert (got.sum(axis=-1) > 0).any()
     assert (after.hits + after.misses > asked.hits + asked.misses) == tabled
+    # One pool for several views broadcasts on either path.
+    assert (culprit_counts(pool[:, :1], seen) == counted_fillings(pool[:, [0] * 6], seen)).all()
 
 
 def test_styles_that_read_no_stacks_ignore_heights_and_later_seats() -> None:
