@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -79,6 +78,7 @@ from .tournament_games import (
     play_slice,
     play_tournament_games,
     slices,
+    thread_share,
 )
 from .tournament_report import EntryStats, GameRecord, TournamentResult, summarise
 
@@ -232,9 +232,9 @@ def worker_pool(workers: int) -> Iterator[Pool]:
     """
     import multiprocessing as mp
 
-    threads = max(1, (os.cpu_count() or 1) // workers)
     context = mp.get_context("spawn")
-    with context.Pool(workers, initializer=limit_threads, initargs=(threads,)) as pool:
+    initargs = (thread_share(workers),)
+    with context.Pool(workers, initializer=limit_threads, initargs=initargs) as pool:
         yield pool
 
 

@@ -146,6 +146,11 @@ def game_record(
     )
 
 
+def thread_share(workers: int) -> int:
+    """Each of ``workers`` processes' share of this machine's cores (at least one)."""
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
 def limit_threads(threads: int) -> None:
     """A worker's initialiser: at most ``threads`` OpenMP threads in this process.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from multiprocessing import Pool
@@ -38,7 +37,7 @@ from grove_env.agents.command_line import (  # noqa: E402
     usage_error,
 )
 from grove_env.agents.match import play_game, seat_of  # noqa: E402
-from grove_env.agents.tournament_games import limit_threads  # noqa: E402
+from grove_env.agents.tournament_games import limit_threads, thread_share  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 
@@ -188,8 +187,8 @@ def report(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
     )
     pool = None
     if args.workers > 1:  # each worker keeps to its share of the cores (torch's threads)
-        threads = max(1, (os.cpu_count() or 1) // args.workers)
-        pool = Pool(args.workers, initializer=limit_threads, initargs=(threads,))
+        share = (thread_share(args.workers),)
+        pool = Pool(args.workers, initializer=limit_threads, initargs=share)
     try:
         for r, n in tables:
             t0 = time.perf_counter()
