@@ -1,12 +1,13 @@
 """Hostile input at the agents' command lines (issue 9): one clear line, the right exit status.
 
 Every command line (``grove-tournament``, ``grove-play``, ``scripts/eval_vs_random.py``,
-``scripts/check_random_games.py``) answers a mistake with one line on stderr naming the
-problem and the path, exit 2 for a usage error and 1 for a failure, never a traceback;
-everything is checked before the first game, and no file is created or changed by a
-run that fails. Most cases call ``main(argv)`` in this process; a few run the real
-command in a subprocess. Hypothesis feeds random agent specs; each case is bounded by
-the two short games it may play. The play command and its prompt: ``test_hostile_play.py``.
+``scripts/check_random_games.py``, ``scripts/seat_record.py``) answers a mistake with one
+line on stderr naming the problem and the path, exit 2 for a usage error and 1 for a
+failure, never a traceback; everything is checked before the first game, and no file is
+created or changed by a run that fails. Most cases call ``main(argv)`` in this process;
+a few run the real command in a subprocess. Hypothesis feeds random agent specs; each
+case is bounded by the two short games it may play. The play command and its prompt:
+``test_hostile_play.py``.
 """
 
 from __future__ import annotations
@@ -211,6 +212,23 @@ def test_eval_vs_random_errors(argv: list[str], status: int, message: str) -> No
     code, out, err = call(load_script("eval_vs_random").main, argv)
     assert code == status and out == ""
     one_line_error(err, "eval_vs_random.py", message)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--specs", "bogus"], "unknown agent 'bogus'"),
+        (["--specs", "human"], "no seat for a person"),
+        (["--games", "0"], "--games must be >= 1"),
+        (["--seed", "-1"], "--seed must be >= 0"),
+        (["--rules", "nope"], "rules must be"),
+        (["--players", "5"], "allows num_players in (2, 3, 4), got 5"),
+    ],
+)
+def test_seat_record_errors(argv: list[str], message: str) -> None:
+    code, out, err = call(load_script("seat_record").main, argv)
+    assert code == 2 and out == ""
+    one_line_error(err, "seat_record.py", message)
 
 
 def test_eval_vs_random_takes_the_readme_spec() -> None:

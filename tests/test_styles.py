@@ -306,3 +306,20 @@ def test_at_classic_with_few_seats_nobody_gains_on_styles_that_never_top_a_stack
             held = [c + p for c, p in zip(record.coloured, record.penalty)]
             assert all(held[s] <= 5 for s in range(n) if s != g % n)
             assert held[g % n] >= 5
+
+
+@pytest.mark.parametrize("spec", ["random", "contrarian"])
+def test_seat_record_counts_add_up(spec: str) -> None:
+    """scripts/seat_record.py: in classic a marker either sits on the culprit and comes
+    back or is lost to an innocent stack, going to a seat as penalty; in revised every
+    placed marker leaves the seat's hand."""
+    from command_lines import load_script
+
+    record = load_script("seat_record").record
+    classic = record(spec, "classic", 4, games=6, seed=0)
+    assert classic["rounds a game"] >= 1
+    assert classic["culprit share"] + classic["lost a round"] == pytest.approx(1.0)
+    assert classic["penalty a round"] == pytest.approx(classic["lost a round"])
+    revised = record(spec, "revised", 3, games=4, seed=0)
+    assert revised["lost a round"] == pytest.approx(1.0)
+    assert 0 < revised["culprit share"] < 1
