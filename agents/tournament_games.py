@@ -83,17 +83,34 @@ def shared_agent(entry: EntryLike, seed: int) -> Agent | None:
     return agent if getattr(agent, "deterministic", False) else None
 
 
+def shared_agents(entries: Sequence[EntryLike], seed: int) -> list[Agent | None]:
+    """:func:`shared_agent` of every entry; entries with the same spec share one object,
+    so its decisions at all their seats go into the same batches."""
+    made: dict[str, Agent | None] = {}
+    shared = []
+    for entry in entries:
+        if isinstance(entry, str):
+            key = entry.strip()
+            if key not in made:
+                made[key] = shared_agent(key, seed)
+            shared.append(made[key])
+        else:
+            shared.append(shared_agent(entry, seed))
+    return shared
+
+
 def play_tournament_games(setup: Setup, indices: Sequence[int]) -> list[GameRecord]:
     """Play games ``indices`` of a tournament together and record them.
 
     An entry whose agent is deterministic (decides from the observation alone, the same
-    way each time) is one object at every game, so it decides them in batches; every
-    other entry gets a fresh, seeded agent per game. The games are the same as when
-    played one by one. An agent object that is not deterministic is reseeded for each
-    game, so its games are played one after another.
+    way each time) is one object at every game, and at every seat of entries with the
+    same spec, so it decides them in batches; every other entry gets a fresh, seeded
+    agent per game. The games are the same as when played one by one. An agent object
+    that is not deterministic is reseeded for each game, so its games are played one
+    after another.
     """
     n = setup.num_players
-    shared = [shared_agent(entry, setup.seed) for entry in setup.entries]
+    shared = shared_agents(setup.entries, setup.seed)
     one_by_one = any(a is None and is_agent(e) for a, e in zip(shared, setup.entries))
     batches = [[g] for g in indices] if one_by_one else [list(indices)]
     records = []
@@ -176,5 +193,5 @@ def play_slice(task: tuple[Setup, tuple[int, int]]) -> list[GameRecord]:
 
 def slices(games: int, workers: int) -> list[tuple[int, int]]:
     """Game ranges small enough to spread over ``workers`` and show progress."""
-    size = max(1, min(250, math.ceil(games / (workers * 8))))
+    size = max(1, min(250, math.ceil(games / (workers * 4))))
     return [(s, min(games, s + size)) for s in range(0, games, size)]

@@ -277,3 +277,27 @@ def test_module_runs_as_a_script() -> None:
     )
     assert bad.returncode == 2
     assert "unknown agent 'nope'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# ------------------------------------------------------------------ shared agents
+def test_entries_with_one_deterministic_spec_share_one_agent() -> None:
+    from grove_env.agents.tournament_games import shared_agents
+
+    heuristic, again, contrarian, rand = shared_agents(
+        ["heuristic", " heuristic", "contrarian", "random"], seed=0
+    )
+    assert heuristic is again and heuristic is not None
+    assert contrarian is not None and contrarian is not heuristic
+    assert rand is None  # seeded: a fresh agent per game
+
+
+def test_shared_agents_play_the_games_of_separate_ones() -> None:
+    """The same spec at two seats decides both in one batch; factories build a separate
+    object per seat and game, deciding one observation at a time: the same games."""
+    specs = ["heuristic", "heuristic", "contrarian"]
+    factories = [lambda seed, s=s: base.make_agent(s, seed=seed) for s in specs]
+    shared = run_tournament(specs, num_players=3, games=24, seed=5)
+    separate = run_tournament(factories, num_players=3, games=24, seed=5)
+    assert [(r.seats, r.ranks, r.scores) for r in shared.records] == [
+        (r.seats, r.ranks, r.scores) for r in separate.records
+    ]
