@@ -5,9 +5,9 @@ Plays ``--games`` games with every seat played by the same agent, through
 culprit, the markers a seat loses a round to innocent stacks (in ``classic`` the only
 way a coloured marker leaves a seat's hand for good; in ``revised`` every placed
 marker leaves, so it is 1), the penalty markers a seat takes a round, and the mean
-number of rounds a game lasts. These are what an opponent model
-could learn from the earlier rounds of a game (every seat sees the round results), so
-they say how fast a seat's style could be told apart.
+number of rounds a game lasts. These are what an opponent model could learn from the
+earlier rounds of a game (every seat sees the round results), so they say how fast a
+seat's style could be told apart.
 
     python scripts/seat_record.py --specs random heuristic contrarian --games 500
 """
@@ -57,12 +57,10 @@ def record(spec: str, rules: str, num_players: int, games: int, seed: int) -> di
                 hits += int((on_culprit >= 0).sum())
                 accusations += int((stacks >= 0).sum())
                 now_c, now_p = np.asarray(info["coloured"]), np.asarray(info["penalty"])
-                if coloured is not None:
-                    lost += int(np.clip(coloured - now_c, 0, None).sum())
-                    taken += int(np.clip(now_p - penalty, 0, None).sum())
-                else:  # the first round: every seat started with all its markers, no penalty
-                    lost += int((markers - now_c).sum())
-                    taken += int(now_p.sum())
+                # coloured markers only leave a hand, penalty markers only come
+                before_c = markers if coloured is None else coloured  # all at the start
+                lost += int((before_c - now_c).sum())
+                taken += int((now_p - (0 if penalty is None else penalty)).sum())
                 coloured, penalty = now_c, now_p
                 rounds += 1
             env.step(None if terminated or truncated else agents[name].act(obs))
