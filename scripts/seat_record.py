@@ -20,8 +20,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-
 from grove_env import grove_v1  # noqa: E402
 from grove_env.agents.base import make_agent  # noqa: E402
 from grove_env.agents.command_line import (  # noqa: E402
@@ -31,39 +29,32 @@ from grove_env.agents.command_line import (  # noqa: E402
     run_command,
     usage_error,
 )
+from grove_env.agents.match import play_game  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 PROG = "seat_record.py"
 
 
 def record(spec: str, rules: str, num_players: int, games: int, seed: int) -> dict[str, float]:
-    """Per-seat round statistics of ``games`` games of ``num_players`` × ``spec``."""
-    markers = get_rules(rules).markers_per_player
+    """Per-seat round statistics of ``games`` games of ``num_players`` × ``spec``, read
+    from each game's round records (:attr:`grove_env.core.Game.history`)."""
     hits = accusations = lost = taken = rounds = 0
     for g in range(games):
-        env = grove_v1.env(num_players=num_players, rules=rules)
-        env.reset(seed=seed + g)
-        agents = {
-            a: make_agent(spec, seed=(seed + g) * num_players + i) for i, a in enumerate(env.agents)
-        }
-        seen_round = 0
-        coloured = penalty = None
-        for name in env.agent_iter():
-            obs, _, terminated, truncated, info = env.last()
-            if info["round"] > seen_round:
-                seen_round = info["round"]
-                stacks = np.asarray(info["stacks"])
-                on_culprit = stacks[info["culprit"]]
-                hits += int((on_culprit >= 0).sum())
-                accusations += int((stacks >= 0).sum())
-                now_c, now_p = np.asarray(info["coloured"]), np.asarray(info["penalty"])
-                # coloured markers only leave a hand, penalty markers only come
-                before_c = markers if coloured is None else coloured  # all at the start
-                lost += int((before_c - now_c).sum())
-                taken += int((now_p - (0 if penalty is None else penalty)).sum())
-                coloured, penalty = now_c, now_p
-                rounds += 1
-            env.step(None if terminated or truncated else agents[name].act(obs))
+        env = grove_v1.raw_env(num_players=num_players, rules=rules)
+        agents = [make_agent(spec, seed=(seed + g) * num_players + i) for i in range(num_players)]
+        play_game(env, agents, seed + g)
+        assert env.game is not None
+        # every seat starts with all its markers coloured; coloured ones only leave a
+        # hand, penalty ones only come
+        coloured = (env.game.rules.markers_per_player,) * num_players
+        penalty = (0,) * num_players
+        for r in env.game.history:
+            hits += len(r.stacks[r.culprit])
+            accusations += sum(len(stack) for stack in r.stacks)
+            lost += sum(before - now for before, now in zip(coloured, r.coloured))
+            taken += sum(now - before for before, now in zip(penalty, r.penalty))
+            coloured, penalty = r.coloured, r.penalty
+            rounds += 1
     seat_rounds = max(rounds * num_players, 1)
     return {
         "culprit share": hits / max(accusations, 1),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from command_lines import load_script
 from positions import TABLES, count_legal_decisions, observe, play
 
 from grove_env import Game, decode
@@ -313,8 +314,6 @@ def test_seat_record_counts_add_up(spec: str) -> None:
     """scripts/seat_record.py: in classic a marker either sits on the culprit and comes
     back or is lost to an innocent stack, going to a seat as penalty; in revised every
     placed marker leaves the seat's hand."""
-    from command_lines import load_script
-
     record = load_script("seat_record").record
     classic = record(spec, "classic", 4, games=6, seed=0)
     assert classic["rounds a game"] >= 1
