@@ -149,21 +149,36 @@ def ending_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.nda
     return np.take_along_axis(value, at.reshape(len(at), -1), axis=1).reshape(at.shape)
 
 
-def accusation_values(
+@dataclass(frozen=True)
+class Outlook:
+    """What the rest of a round holds for rows at one position, per style of table and deal.
+
+    ``like[K, T, D]``: how likely each style makes the earlier seats' moves in each deal
+    (:func:`~grove_env.agents.style_model.likelihoods`); ``styled[K, T, 3, D]``: the
+    value of each own accusation if the later seats play that style (their noise
+    priced in); ``at_random[K, 3, D]``: its value if they accuse at random;
+    ``random_weight``: per deal, the random table's prior times the chance of the earlier
+    moves.
+    """
+
+    like: np.ndarray
+    styled: np.ndarray
+    at_random: np.ndarray
+    random_weight: float
+
+
+def outlook(
     rows: Rows, rules: RuleSet, params: HeuristicParams, ends: np.ndarray | None = None
-) -> np.ndarray:
-    """``float[K, 3]``: the expected value of accusing each slot, for rows at one position
-    (``ends``: their :func:`ending_values`, where the caller has them already)."""
+) -> Outlook:
+    """The :class:`Outlook` of rows at one position (``ends``: their
+    :func:`ending_values`, where the caller has them already)."""
     n, position = rows.num_players, int(rows.position[0])
     later = n - 1 - position
     d = deals(rows)
     culprit = d.culprit  # [K, D]
     k, size = culprit.shape
     like = likelihoods(rows, d, rules, params.noise)  # [K, T, D]
-    weight = like * ((1.0 - params.random_prior) / len(STYLES))
     swaps = bool(position and rules.victim_swap)
-    at_random = params.random_prior * (1.0 / 3.0) ** (position + swaps)
-    total = weight.sum(axis=(1, 2)) + at_random * size  # [K]
     if ends is None:
         ends = ending_values(rows, rules, params)  # [K, 3, S, 3]
     rand = ends.mean(axis=2)  # [K, 3 own, 3 culprit]
@@ -175,9 +190,47 @@ def accusation_values(
     path_value = np.ascontiguousarray(ends).reshape(-1).take(at)
     slip = 1.0 - (1.0 - params.noise) ** later
     styled = (1.0 - slip) * path_value + slip * rand_d[:, None]  # [K, T, 3, D]
-    value = np.einsum("ktd,ktcd->kc", weight, styled)
-    value += at_random * rand_d.sum(axis=2)
+    return Outlook(like, styled, rand_d, params.random_prior * (1.0 / 3.0) ** (position + swaps))
+
+
+def accusation_values(
+    rows: Rows, rules: RuleSet, params: HeuristicParams, ends: np.ndarray | None = None
+) -> np.ndarray:
+    """``float[K, 3]``: the expected value of accusing each slot under the mixture, for
+    rows at one position (``ends`` as in :func:`outlook`)."""
+    o = outlook(rows, rules, params, ends)
+    weight = o.like * ((1.0 - params.random_prior) / len(STYLES))
+    total = weight.sum(axis=(1, 2)) + o.random_weight * o.like.shape[2]  # [K]
+    value = np.einsum("ktd,ktcd->kc", weight, o.styled)
+    value += o.random_weight * o.at_random.sum(axis=2)
     return value / total[:, None]
+
+
+def table_values(
+    rows: Rows, rules: RuleSet, params: HeuristicParams, ends: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mixture taken apart: ``(values[K, T + 1, 3], posterior[K, T + 1])``, the
+    expected value of accusing each slot if every other seat plays style ``t`` (``t <
+    T``, in the order of :data:`~grove_env.agents.style_model.STYLES`) or accuses at
+    random (``t = T``), and how likely each of those tables is given the earlier moves.
+    :func:`accusation_values` is the posterior's mean of the values."""
+    o = outlook(rows, rules, params, ends)
+    explained = o.like.sum(axis=2)  # [K, T]
+    values = np.concatenate(
+        [
+            np.einsum("ktd,ktcd->ktc", o.like, o.styled) / explained[..., None],
+            o.at_random.mean(axis=2)[:, None],
+        ],
+        axis=1,
+    )
+    weights = np.concatenate(
+        [
+            explained * ((1.0 - params.random_prior) / len(STYLES)),
+            np.full((len(explained), 1), o.random_weight * o.like.shape[2]),
+        ],
+        axis=1,
+    )
+    return values, weights / weights.sum(axis=1, keepdims=True)
 
 
 def best_slot(values: np.ndarray, q: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -26,12 +26,14 @@ from grove_env.agents.deals import deals
 from grove_env.agents.heuristic import (
     HeuristicAgent,
     HeuristicParams,
+    accusation_values,
     parse_params,
     round_changes,
+    table_values,
 )
 from grove_env.agents.match import decision_positions
 from grove_env.agents.posterior import posterior
-from grove_env.agents.rows import Rows
+from grove_env.agents.rows import Rows, tables
 from grove_env.agents.style_model import STYLES, later_paths, likelihoods
 from grove_env.rules import TILE_VALUES, CulpritMarkers
 
@@ -183,6 +185,31 @@ def test_a_last_seat_never_tops_an_innocent_stack_for_nothing():
         p = posterior(decode(observe(g, 1)["observation"]))
         if p[first] < 1.0:
             assert agent.act(observe(g, 1)) != ACCUSE_0 + first
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_the_tables_mix_into_the_heuristics_value(rules, n):
+    """The mixture taken apart (table_values) puts back together into its value."""
+    obs, _ = decision_positions(rules, n, 80, seed=n)
+    ((rule_set, _, _),) = tables(obs)
+    rows = Rows.of(obs)
+    rows = rows.take(np.flatnonzero(rows.phase == int(Phase.ACCUSE)))
+    params = HeuristicParams(noise=0.2, random_prior=0.3)
+    for position in np.unique(rows.position):
+        part = rows.take(np.flatnonzero(rows.position == position))
+        values, posterior = table_values(part, rule_set, params)
+        assert values.shape == (len(part), len(STYLES) + 1, 3)
+        np.testing.assert_allclose(posterior.sum(axis=1), 1.0)
+        assert (posterior > 0).all()
+        mixed = np.einsum("kt,ktc->kc", posterior, values)
+        np.testing.assert_allclose(mixed, accusation_values(part, rule_set, params), atol=1e-12)
+        # A heuristic that thinks every seat accuses at random values like the random table.
+        alone = HeuristicParams(noise=0.2, random_prior=1.0)
+        np.testing.assert_allclose(
+            values[:, -1], accusation_values(part, rule_set, alone), atol=1e-12
+        )
+        if position == 0:  # nothing seen yet: the posterior is the prior
+            np.testing.assert_allclose(posterior[:, -1], 0.3)
 
 
 def test_swaps_are_valued_by_the_accusation_after_them():
