@@ -54,9 +54,12 @@ class Actor(nn.Module):
         """Actions ``int64[K]`` for ``observations[K, 125]`` under boolean ``masks[K, 10]``.
 
         Deterministic: the most likely legal action; otherwise a draw from the masked
-        softmax (Gumbel-max with ``generator``).
+        softmax (Gumbel-max with ``generator``). Features computed in NumPy (the
+        ``advice`` of :mod:`grove_env.agents.policy_net`) are appended here first.
         """
-        obs = torch.as_tensor(observations, dtype=torch.float32)
+        prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
+        rows = observations if prepare is None else prepare(observations)
+        obs = torch.as_tensor(rows, dtype=torch.float32)
         legal = torch.as_tensor(np.asarray(masks, dtype=bool))
         logits = self(obs).masked_fill(~legal, MASKED_LOGIT)
         if not deterministic:

@@ -9,7 +9,16 @@ feature computation in an SB3 features extractor
 Input features (the card's ``features`` field):
 
 - ``observation``: the 125 observation floats as they are;
-- ``culprit_odds``: the observation followed by :func:`extra_features`:
+- ``culprit_odds``: the observation followed by :func:`extra_features`;
+- ``advice``: as ``culprit_odds``, then the heuristic's search as
+  :func:`grove_env.agents.advice.advice` gives it (the value of each move at each kind
+  of table, and the posterior over the tables). The search runs in NumPy, not torch, so
+  it is computed once per observation where the observation is made: the training env
+  appends it to the observation (the network reads ``observation_size +
+  ADVICE_SIZE`` floats, :func:`reads`), and :meth:`Actor.act
+  <grove_env.agents.actor.Actor.act>` appends it to the plain observations it is given.
+
+Indices after the 125 observation floats:
 
 ======  ====  ==================================================================
 index   size  content
@@ -17,6 +26,7 @@ index   size  content
 125     3     P(culprit is slot k), k = 0, 1, 2, from what this seat knows alone
 128     3     markers on each suspect so far / 5
 131     1     seats still to accuse after this one / 5 (0 outside the accuse phase)
+132     63    ``advice`` only: :func:`~grove_env.agents.advice.advice` (its own table)
 ======  ====  ==================================================================
 
 The culprit odds treat every tile this seat has not seen (in its hand, the passed
@@ -37,6 +47,8 @@ array([[0.25, 0.  , 0.75]], dtype=float32)
 torch.Size([1, 10])
 >>> actor_shapes("culprit_odds", 125, [8], 10)["body.0.weight"]
 (8, 132)
+>>> reads("advice", 125) - 125 == ADVICE_SIZE, input_size("advice", 125) - 132 == ADVICE_SIZE
+(True, True)
 """
 
 from __future__ import annotations
@@ -61,9 +73,10 @@ from grove_env.resolution import CULPRIT_TABLE
 from grove_env.rules import MAX_PLAYERS
 
 from .actor import Actor
+from .advice import ADVICE_SIZE, advice
 
 NUM_EXTRA = 7
-FEATURE_KINDS = ("observation", "culprit_odds")
+FEATURE_KINDS = ("observation", "culprit_odds", "advice")
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
 T = NUM_TILE_VALUES
 
@@ -126,26 +139,45 @@ def extra_features(obs: torch.Tensor) -> torch.Tensor:
     return torch.cat([culprit_odds(obs), stacks / 5.0, later[:, None] / 5.0], dim=1)
 
 
+def reads(features: str, observation_size: int) -> int:
+    """Width of the rows the network reads: the observation, and the advice where used."""
+    check_kind(features)
+    return observation_size + (ADVICE_SIZE if features == "advice" else 0)
+
+
 def input_size(features: str, observation_size: int) -> int:
     """Width of the network's input for a kind of input features."""
+    return reads(features, observation_size) + (NUM_EXTRA if features != "observation" else 0)
+
+
+def check_kind(features: str) -> str:
+    """``features`` if it is a kind of input features; else ValueError."""
     if features not in FEATURE_KINDS:
         raise ValueError(f"input features are one of {FEATURE_KINDS}, got {features!r}")
-    return observation_size + (NUM_EXTRA if features == "culprit_odds" else 0)
+    return features
 
 
 class InputFeatures(nn.Module):
-    """``obs[B, 125] -> input[B, input_size]``; no parameters (module docstring)."""
+    """``rows[B, reads] -> input[B, input_size]``; no parameters (module docstring)."""
 
     def __init__(self, features: str) -> None:
         super().__init__()
-        input_size(features, 0)  # checks the kind
-        self.kind = features
+        self.kind = check_kind(features)
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        obs = obs.float().flatten(1)
-        if self.kind == "culprit_odds":
-            return torch.cat([obs, extra_features(obs)], dim=1)
-        return obs
+    def prepare(self, observations: np.ndarray) -> np.ndarray:
+        """The rows this network reads, made from plain ``observations[K, 125]``."""
+        if self.kind != "advice":
+            return observations
+        obs = np.asarray(observations, dtype=np.float32)
+        return np.concatenate([obs, advice(obs)], axis=1)
+
+    def forward(self, rows: torch.Tensor) -> torch.Tensor:
+        rows = rows.float().flatten(1)
+        if self.kind == "observation":
+            return rows
+        width = rows.shape[1] - (ADVICE_SIZE if self.kind == "advice" else 0)
+        obs = rows[:, :width]
+        return torch.cat([obs, extra_features(obs), rows[:, width:]], dim=1)
 
 
 def actor_shapes(

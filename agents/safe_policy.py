@@ -17,7 +17,7 @@ A saved policy is two files with one stem, e.g. ``best_policy.pt`` and ``best_po
   format              ``"grove-policy"``; ``format_version`` is 1
   observation_size    observation floats the policy reads (125)
   num_actions         actions it chooses among (10)
-  features            input features: ``observation`` or ``culprit_odds``
+  features            input features: ``observation``, ``culprit_odds`` or ``advice``
   input_size          width of the network's input after the features
   net_arch            hidden layer widths, e.g. ``[128, 128]``
   activation          ``tanh`` or ``relu``

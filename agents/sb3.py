@@ -25,6 +25,7 @@ from grove_env.observation import OBS_SIZE
 
 from .actor import Actor
 from .policy_files import ModelFileError, one_line
+from .policy_net import FEATURE_KINDS, reads
 from .ppo import PPOAgent
 
 
@@ -52,13 +53,16 @@ def load_model(path: Path, env: Any = None, device: str = "cpu") -> Any:
 
 
 def check_spaces(model: Any, path: Path) -> None:
-    """The model must read 125-float observations and choose among 10 actions."""
+    """The model must read 125-float observations (followed by their advice, where its
+    features read it: :mod:`grove_env.agents.advice`) and choose among 10 actions."""
     obs_shape = getattr(model.observation_space, "shape", None)
     n_actions = getattr(model.action_space, "n", None)
-    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+    kind = getattr(getattr(model.policy, "features_extractor", None), "kind", "observation")
+    width = reads(kind, OBS_SIZE) if kind in FEATURE_KINDS else OBS_SIZE
+    if obs_shape != (width,) or n_actions != NUM_ACTIONS:
         raise ModelFileError(
             f"checkpoint {str(path)!r} is a policy for observations of shape {obs_shape} and "
-            f"{n_actions} actions; grove_env needs ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"{n_actions} actions; grove_env needs ({width},) and {NUM_ACTIONS}"
         )
 
 

@@ -5,7 +5,7 @@ Data flows one way, one module per step:
 =====================  ==============================================================
 :mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (pydantic
                        models; YAML + ``--set key=value``); imports neither torch nor SB3
-:mod:`.features`       derived network inputs (culprit odds, stack sizes)
+:mod:`.features`       derived network inputs (culprit odds, stack sizes, advice)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step
 :mod:`.selfplay`       :class:`~.selfplay.SelfPlayGames`, the self-play core over the

@@ -65,6 +65,7 @@ def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv 
             max_rounds=cfg.max_rounds,
             learner_seat=cfg.learner_seat,
             seed=table_seed(seed, i),
+            advice=cfg.features == "advice",
         )
         for i, ((rules, n), size) in enumerate(zip(tables, sizes))
     ]
@@ -77,8 +78,9 @@ def policy_kwargs(cfg: TrainConfig) -> dict[str, Any]:
         "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
         "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation],
     }
-    if cfg.features == "culprit_odds":
+    if cfg.features != "observation":
         kwargs["features_extractor_class"] = GroveFeatures
+        kwargs["features_extractor_kwargs"] = {"kind": cfg.features}
     return kwargs
 
 

@@ -235,9 +235,12 @@ class TrainConfig(BaseModel):
     """Hidden layer sizes, used for both the policy and the value network."""
     activation: Literal["tanh", "relu"] = "tanh"
     """Hidden layer activation."""
-    features: Literal["observation", "culprit_odds"] = "observation"
-    """Network input: the observation, or it followed by derived culprit odds and stack
-    sizes (:mod:`grove_env.training.features`)."""
+    features: Literal["observation", "culprit_odds", "advice"] = "observation"
+    """Network input: the observation; or it followed by derived culprit odds and stack
+    sizes (``culprit_odds``, :mod:`grove_env.training.features`); or those and the
+    heuristic's search, the value of each move at each kind of table
+    (``advice``, :mod:`grove_env.agents.advice`: costs about as much as a heuristic
+    seat per decision, at training and at play)."""
     seed: Int = Field(0, ge=0)
     """Seeds torch, numpy, the games and the opponents; part of the run name."""
     backend: Literal["sb3", "rllib"] = "sb3"

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from grove_env.agents.base import make_agent
+from grove_env.observation import OBS_SIZE
 from grove_env.training.builders import build_env
 from grove_env.training.config import TrainConfig
 
@@ -36,7 +37,7 @@ from grove_env.training.config import TrainConfig
 class TeacherData:
     """Learner-seat decisions of the teacher: what it saw, could do, did, and got."""
 
-    observations: np.ndarray  # float32[N, 125]
+    observations: np.ndarray  # float32[N, 125], followed by the advice where the run reads it
     masks: np.ndarray  # bool[N, 10]
     actions: np.ndarray  # int64[N]
     returns: np.ndarray  # float32[N], the rest of the game's reward (gamma 1)
@@ -69,7 +70,7 @@ def teacher_games(cfg: TrainConfig, teacher: str, steps: int, seed: int) -> Teac
     kept = 0
     while kept < steps:
         masks = env.action_masks()
-        actions = np.asarray(agent.act_batch(obs, masks), dtype=np.int64)
+        actions = np.asarray(agent.act_batch(obs[:, :OBS_SIZE], masks), dtype=np.int64)
         stepped, rewards, dones, _ = env.step(actions)
         index = len(rows)
         rows.append((obs, masks, actions, rewards.astype(np.float32)))

@@ -17,6 +17,10 @@ game, so MaskablePPO bootstraps its value. ``infos[b]`` of an ended game also ho
 
 MaskablePPO reads legal moves through ``env_method("action_masks")``; here it
 returns the learner seats' masks as one ``bool[num_envs, 10]`` array.
+
+With ``advice=True`` (``features: advice``) each observation row, the terminal ones
+too, is followed by its :func:`~grove_env.agents.advice.advice`, computed once here
+rather than in every forward pass of the network.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from grove_env.actions import NUM_ACTIONS
+from grove_env.agents.advice import ADVICE_SIZE, advice
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents
 from grove_env.training.selfplay import SelfPlayGames
@@ -86,16 +91,19 @@ class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
         max_rounds: int = 100,
         learner_seat: str = "rotate",
         seed: int | None = None,
+        advice: bool = False,
     ) -> None:
         SelfPlayGames.__init__(
             self, num_envs, opponents, rules, num_players, reward, max_rounds, learner_seat, seed
         )
         self.render_mode = None
+        self.advice = advice
+        low, high = np.zeros(OBS_SIZE, np.float32), OBS_HIGH
+        if advice:  # centred move values lie within [-2, 2], the posterior in [0, 1]
+            low = np.concatenate([low, np.full(ADVICE_SIZE, -2.0, np.float32)])
+            high = np.concatenate([high, np.full(ADVICE_SIZE, 2.0, np.float32)])
         VecEnv.__init__(
-            self,
-            num_envs,
-            spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-            spaces.Discrete(NUM_ACTIONS),
+            self, num_envs, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(NUM_ACTIONS)
         )
         self.opponents: Opponents = opponents
         self._actions: np.ndarray | None = None
@@ -104,7 +112,7 @@ class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
     def reset(self) -> np.ndarray:
         seed = self._seeds[0]  # set by VecEnv.seed(), used once
         self._reset_seeds()
-        return self.restart(seed)
+        return self._rows(self.restart(seed))
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
@@ -113,10 +121,18 @@ class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
         assert self._actions is not None, "step_async first"
         rewards, dones, infos = self.advance(self._actions)
         self._actions = None
-        for g in np.flatnonzero(dones).tolist():
+        ended = np.flatnonzero(dones)
+        final = self._rows(self.final_observations[ended])
+        for i, g in enumerate(ended.tolist()):
             infos[g]["TimeLimit.truncated"] = bool(self.truncated[g])
-            infos[g]["terminal_observation"] = self.final_observations[g].copy()
-        return self.observe(), rewards, dones, infos
+            infos[g]["terminal_observation"] = final[i]
+        return self._rows(self.observe()), rewards, dones, infos
+
+    def _rows(self, observations: np.ndarray) -> np.ndarray:
+        """What the policy reads: the observations, followed by their advice if asked."""
+        if not self.advice:
+            return observations
+        return np.concatenate([observations, advice(observations)], axis=1)
 
 
 class TablesVecEnv(InProcess):
