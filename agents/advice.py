@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, Phase
+from grove_env.rules import RuleSet
 
 from .heuristic import HeuristicParams, ending_values, swap_variants, table_values
 from .rows import Rows, tables
@@ -59,6 +60,17 @@ MOVES = NUM_ACTIONS - KEEP
 ADVICE_SIZE = MOVES * len(MODELS) + len(STYLES) + 1
 
 
+def model_values(
+    rows: Rows, rules: RuleSet, params: HeuristicParams, ends: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(values[K, M, 3], posterior[K, T + 1])``: each model's value of accusing each
+    slot, and the posterior over the tables, for rows at one position in the accuse phase
+    (:func:`~grove_env.agents.heuristic.table_values`, with their mixture appended)."""
+    table, posterior = table_values(rows, rules, params, ends)
+    mixed = np.einsum("kt,ktc->kc", posterior, table)
+    return np.concatenate([table, mixed[:, None]], axis=1), posterior
+
+
 def advice(observations: np.ndarray, params: HeuristicParams | None = None) -> np.ndarray:
     """``float32[K, ADVICE_SIZE]``: the advice for ``K`` observation rows (module docstring)."""
     params = params or HeuristicParams()
@@ -71,11 +83,10 @@ def advice(observations: np.ndarray, params: HeuristicParams | None = None) -> n
         accusing = np.flatnonzero(rows.phase == int(Phase.ACCUSE))
         for position in np.unique(rows.position[accusing]):
             at = accusing[rows.position[accusing] == position]
-            table, weights = table_values(rows.take(at), rules, params)
-            mixed = np.einsum("kt,ktc->kc", weights, table)
-            values[idx[at], :, ACCUSE_0 - KEEP :] = np.concatenate([table, mixed[:, None]], axis=1)
+            values[idx[at], :, ACCUSE_0 - KEEP :], posterior[idx[at]] = model_values(
+                rows.take(at), rules, params
+            )
             open_moves[idx[at], ACCUSE_0 - KEEP :] = True
-            posterior[idx[at]] = weights
         swapping = np.flatnonzero(rows.phase == int(Phase.SWAP))
         if swapping.size:
             first = rows.take(swapping)
@@ -86,10 +97,8 @@ def advice(observations: np.ndarray, params: HeuristicParams | None = None) -> n
                 at = np.flatnonzero(can)
                 if not at.size:
                     continue
-                table, weights = table_values(variant.take(at), rules, params, ends[at])
-                mixed = np.einsum("kt,ktc->kc", weights, table)
-                best = np.concatenate([table, mixed[:, None]], axis=1).max(axis=2)
-                values[idx[swapping[at]], :, move] = best
+                after, _ = model_values(variant.take(at), rules, params, ends[at])
+                values[idx[swapping[at]], :, move] = after.max(axis=2)  # the best accusation
                 open_moves[idx[swapping[at]], move] = True
     count = np.maximum(open_moves.sum(axis=1), 1)[:, None, None]
     mean = (values * open_moves[:, None]).sum(axis=2, keepdims=True) / count
