@@ -105,3 +105,9 @@ def advice(observations: np.ndarray, params: HeuristicParams | None = None) -> n
     centred = np.where(open_moves[:, None], values - mean, 0.0)
     flat = centred.reshape(len(obs), len(MODELS) * MOVES)
     return np.concatenate([flat, posterior], axis=1).astype(np.float32)
+
+
+def advised(observations: np.ndarray) -> np.ndarray:
+    """``float32[K, 125 + ADVICE_SIZE]``: the observation rows followed by their advice."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([obs, advice(obs)], axis=1)

@@ -73,7 +73,7 @@ from grove_env.resolution import CULPRIT_TABLE
 from grove_env.rules import MAX_PLAYERS
 
 from .actor import Actor
-from .advice import ADVICE_SIZE, advice
+from .advice import ADVICE_SIZE, advised
 
 NUM_EXTRA = 7
 FEATURE_KINDS = ("observation", "culprit_odds", "advice")
@@ -166,10 +166,7 @@ class InputFeatures(nn.Module):
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
         """The rows this network reads, made from plain ``observations[K, 125]``."""
-        if self.kind != "advice":
-            return observations
-        obs = np.asarray(observations, dtype=np.float32)
-        return np.concatenate([obs, advice(obs)], axis=1)
+        return advised(observations) if self.kind == "advice" else observations
 
     def forward(self, rows: torch.Tensor) -> torch.Tensor:
         rows = rows.float().flatten(1)

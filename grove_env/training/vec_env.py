@@ -33,7 +33,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from grove_env.actions import NUM_ACTIONS
-from grove_env.agents.advice import ADVICE_SIZE, advice
+from grove_env.agents.advice import ADVICE_SIZE, advised
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents
 from grove_env.training.selfplay import SelfPlayGames
@@ -130,9 +130,7 @@ class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
 
     def _rows(self, observations: np.ndarray) -> np.ndarray:
         """What the policy reads: the observations, followed by their advice if asked."""
-        if not self.advice:
-            return observations
-        return np.concatenate([observations, advice(observations)], axis=1)
+        return advised(observations) if self.advice else observations
 
 
 class TablesVecEnv(InProcess):
