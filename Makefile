@@ -32,7 +32,7 @@ test-suites: setup
 	$(BIN)/python -m pytest tests/test_examples.py tests/test_rllib.py
 
 demo: setup
-	$(BIN)/python -m grove_env.agents.tournament --rules classic --players 4 \
+	$(BIN)/python -m grove_env.agents.cli.tournament --rules classic --players 4 \
 		--agents heuristic,random,random,random --games 400 --seed 0
 
 bench: setup

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from grove_env.agents.policy_files import ModelFileError
+from grove_env.agents.learned.policy_files import ModelFileError
 from grove_env.training.config import (
     ConfigError,
     ConfigFileError,

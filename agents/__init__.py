@@ -1,5 +1,10 @@
-"""Baseline agents, tournaments and human play for grove-env (see :mod:`grove_env.agents.base`)."""
+"""Not a package: the agents live in ``grove_env.agents`` (see README.md beside this file).
 
-from .base import Agent, BaseAgent, agent_names, make_agent, parse_spec, register_agent
+A second import name beside ``grove_env`` would load a second copy of every agent module
+(an agent registered on one copy missing from the other), so ``import agents`` stops here
+with one line naming the real package.
+"""
 
-__all__ = ["Agent", "BaseAgent", "agent_names", "make_agent", "parse_spec", "register_agent"]
+raise SystemExit(
+    "agents/ is only a signpost: import grove_env.agents (pip install grove-env, or -e .)"
+)

@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
+from grove_env.agents.arena.match import decision_positions
 from grove_env.agents.base import make_agent
-from grove_env.agents.match import decision_positions
 
 
 def measure(spec: str, obs: np.ndarray, masks: np.ndarray, single_rows: int) -> tuple[float, float]:

@@ -25,7 +25,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from grove_env.agents.actor import Actor
+from grove_env.agents.learned.actor import Actor
 from grove_env.grove_v1 import raw_env
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents

@@ -34,7 +34,6 @@ from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase, action_name, legal_
 from grove_env.resolution import culprit_slot, penalty_flows, unseen_by
 from grove_env.rules import CulpritMarkers, RuleSet, get_rules
 from grove_env.standings import outcomes, ranks
-from grove_env.text import describe_table
 
 
 @dataclass(frozen=True)
@@ -322,7 +321,17 @@ class Game:
 
     # ----------------------------------------------------------------- text
     def __str__(self) -> str:
-        return describe_table(self)
+        """One line: the table, the round and who is to move (the whole table as text is
+        :func:`grove_env.text.describe_table`, which starts with this line)."""
+        state = (
+            "game over"
+            if self.terminal
+            else f"seat {self.current_player} to {self.phase.name.lower()}"
+        )
+        return (
+            f"In a Grove ({self.rules.name}, {self.num_players} players) - round {self.round}, "
+            f"first player {self.first_player}, {state}"
+        )
 
     def __repr__(self) -> str:
         return (

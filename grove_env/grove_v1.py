@@ -4,7 +4,7 @@
 Import                ``from grove_env import grove_v1``
 Actions               Discrete(10), one space for every phase (see below)
 Parallel API          No (turn-based)
-Manual control        ``python -m grove_env.agents.play``
+Manual control        ``python -m grove_env.agents.cli.play``
 Agents                ``agents = ["player_0", ..., "player_{n-1}"]``, n = 2..5
 Action shape          ``()``
 Action values         0..9

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from grove_env.actions import Phase
+from grove_env.core import Game, RoundRecord
+from grove_env.observation import DecodedObservation
 from grove_env.rules import RULE_SETS, CulpritMarkers, RuleSet, get_rules
-
-if TYPE_CHECKING:
-    from grove_env.core import Game, RoundRecord
-    from grove_env.observation import DecodedObservation
 
 
 def tile_name(tile: int | None, blank: str = "blank") -> str:
@@ -24,16 +20,8 @@ def tile_name(tile: int | None, blank: str = "blank") -> str:
 
 def describe_table(game: Game, reveal: bool = True) -> str:
     """The table as text. ``reveal=False`` hides every tile (the public view)."""
-    name, blank = game.rules.name, game.rules.blank_name
-    lines = [
-        f"In a Grove ({name}, {game.num_players} players) - round {game.round}, "
-        f"first player {game.first_player}, "
-        + (
-            "game over"
-            if game.terminal
-            else f"seat {game.current_player} to {game.phase.name.lower()}"
-        )
-    ]
+    blank = game.rules.blank_name
+    lines = [str(game)]
     shown = reveal or game.terminal  # the last round's suspects are revealed at the end
     for slot in range(3):
         tile = tile_name(game.suspects[slot], blank) if shown else "#"

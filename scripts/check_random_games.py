@@ -36,8 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's grove_env
 
 from grove_env import Game, grove_v1  # noqa: E402
-from grove_env.agents.command_line import Parser  # noqa: E402
-from grove_env.agents.match import Step, play_game  # noqa: E402
+from grove_env.agents.arena.match import Step, play_game  # noqa: E402
+from grove_env.agents.cli.command_line import Parser  # noqa: E402
 from grove_env.rules import RULE_SETS  # noqa: E402
 
 TABLES = [(name, n) for name, rules in RULE_SETS.items() for n in rules.player_counts]

@@ -27,8 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from grove_env import grove_v1  # noqa: E402
+from grove_env.agents.arena.match import play_game, seat_of  # noqa: E402
+from grove_env.agents.arena.tournament_games import limit_threads, thread_share  # noqa: E402
 from grove_env.agents.base import Agent, make_agent  # noqa: E402
-from grove_env.agents.command_line import (  # noqa: E402
+from grove_env.agents.cli.command_line import (  # noqa: E402
     EXIT_HELP,
     Parser,
     build_agent,
@@ -36,8 +38,6 @@ from grove_env.agents.command_line import (  # noqa: E402
     run_command,
     usage_error,
 )
-from grove_env.agents.match import play_game, seat_of  # noqa: E402
-from grove_env.agents.tournament_games import limit_threads, thread_share  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 

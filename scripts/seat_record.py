@@ -21,15 +21,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grove_env import grove_v1  # noqa: E402
+from grove_env.agents.arena.match import play_game  # noqa: E402
 from grove_env.agents.base import make_agent  # noqa: E402
-from grove_env.agents.command_line import (  # noqa: E402
+from grove_env.agents.cli.command_line import (  # noqa: E402
     Parser,
     build_agent,
     refuse_human,
     run_command,
     usage_error,
 )
-from grove_env.agents.match import play_game  # noqa: E402
 from grove_env.rules import get_rules  # noqa: E402
 
 PROG = "seat_record.py"

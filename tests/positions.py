@@ -6,8 +6,8 @@ import numpy as np
 
 from grove_env import Game, ObservationEncoder, grove_v1
 from grove_env.actions import NUM_ACTIONS
+from grove_env.agents.arena.match import play_game
 from grove_env.agents.base import Agent, make_agent
-from grove_env.agents.match import play_game
 from grove_env.rules import RULE_SETS
 
 TABLES = [(name, n) for name, rules in RULE_SETS.items() for n in rules.player_counts]
@@ -34,7 +34,7 @@ def count_legal_decisions(agent: Agent, rules: str, n: int, first_seed: int, tar
     """Play ``agent`` in every seat but one (random) until it made ``target`` decisions.
 
     Every action is checked against its mask (a masked one raises
-    :class:`~grove_env.agents.match.IllegalActionError`); returns the agent's decision count.
+    :class:`~grove_env.agents.arena.match.IllegalActionError`); returns the agent's decision count.
     """
     env = grove_v1.raw_env(num_players=n, rules=rules, illegal_action="raise")
     rnd = make_agent("random", seed=n)

@@ -1,4 +1,4 @@
-"""The advice features (:mod:`grove_env.agents.advice`): the heuristic's search taken apart.
+"""The advice features (:mod:`grove_env.agents.heuristic.advice`): the search taken apart.
 
 The mixture of the per-table values must be the heuristic's own value, the random
 table's values those of a heuristic that thinks every seat random, and the advised
@@ -14,14 +14,14 @@ import torch
 from positions import TABLES
 
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
-from grove_env.agents.advice import ADVICE_SIZE, MODELS, MOVES, advice
+from grove_env.agents.arena.match import decision_positions
 from grove_env.agents.base import make_agent
-from grove_env.agents.heuristic import (
+from grove_env.agents.heuristic.advice import ADVICE_SIZE, MODELS, MOVES, advice
+from grove_env.agents.heuristic.search import (
     HeuristicAgent,
     HeuristicParams,
 )
-from grove_env.agents.match import decision_positions
-from grove_env.agents.policy_net import InputFeatures, build_actor, input_size, reads
+from grove_env.agents.learned.policy_net import InputFeatures, build_actor, input_size, reads
 from grove_env.observation import OBS_SIZE, OFF_PHASE
 from grove_env.training.builders import build_env, build_model
 from grove_env.training.config import config_from_dict

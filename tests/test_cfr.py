@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from grove_env.agents.base import make_agent
-from grove_env.agents.cfr import CfrAgent, data_file
+from grove_env.agents.learned.cfr_agent import CfrAgent, data_file
 from grove_env.analysis.best_response import exploitability_of
 from grove_env.analysis.cfr import save_strategy, solve, strategy_probs
 from grove_env.analysis.policies import policy_of

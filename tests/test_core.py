@@ -9,6 +9,7 @@ from positions import TABLES
 
 from grove_env import Game, culprit_slot
 from grove_env.actions import ACCUSE_0, KEEP, NUM_ACTIONS, SWAP_0, Phase
+from grove_env.text import describe_round, describe_table
 
 # A deal per table with distinct, easy tiles: seats get the low tiles, suspects 5, 7, 8
 # (or 5, 6, 7 where the 8 is out), the victim 6 (or 4).
@@ -266,12 +267,12 @@ def test_round_record_and_info() -> None:
 
 def test_text_forms() -> None:
     game = Game("revised", 2, deals=[DEALS[("revised", 2)]])
-    text = str(game)
-    assert "revised, 2 players" in text and "round 1" in text and "seat 0 to look" in text
-    assert "face-up spare: 4" in text
+    line = str(game)
+    assert "revised, 2 players" in line and "round 1" in line and "seat 0 to look" in line
+    assert "\n" not in line
+    text = describe_table(game)
+    assert text.splitlines()[0] == line and "face-up spare: 4" in text
     assert repr(game).startswith("Game(rules='revised', num_players=2, round=1")
-    from grove_env.text import describe_round, describe_table
-
     hidden = describe_table(game, reveal=False)
     assert "victim" not in hidden and "dealt" not in hidden
     game.apply_action(0)

@@ -1,4 +1,4 @@
-"""The gauntlet (grove_env.agents.gauntlet): its opponents, its summary and its command line."""
+"""The gauntlet (grove_env.agents.arena.gauntlet): its opponents, its summary, its command line."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from grove_env.agents import base, gauntlet
-from grove_env.agents.gauntlet import (
+from grove_env.agents import base
+from grove_env.agents.arena import gauntlet
+from grove_env.agents.arena.gauntlet import (
     RULE_BASED,
     GauntletCell,
     GauntletResult,
-    main,
     run_gauntlet,
 )
-from grove_env.agents.greedy import GreedyAgent
-from grove_env.agents.styles import STYLE_NAMES
+from grove_env.agents.cli.gauntlet import main
+from grove_env.agents.scripted.greedy import GreedyAgent
+from grove_env.agents.scripted.styles import STYLE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,7 +143,7 @@ def test_command_line_prints_the_table_and_writes_json_and_png(tmp_path) -> None
     out_json, out_png = tmp_path / "g.json", tmp_path / "g.png"
     args = ["--agent", "greedy", "--rules", "classic", "--players", "2", "--games", "2"]
     run = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.gauntlet", *args]
+        [sys.executable, "-m", "grove_env.agents.cli.gauntlet", *args]
         + ["--json", str(out_json), "--plot", str(out_png)],
         capture_output=True,
         text=True,
@@ -162,7 +163,7 @@ def test_command_line_prints_the_table_and_writes_json_and_png(tmp_path) -> None
 def test_command_line_refuses_a_bad_path_in_a_subprocess(tmp_path) -> None:
     missing = tmp_path / "missing" / "g.json"
     run = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.gauntlet", "--agent", "greedy"]
+        [sys.executable, "-m", "grove_env.agents.cli.gauntlet", "--agent", "greedy"]
         + ["--json", str(missing)],
         capture_output=True,
         text=True,

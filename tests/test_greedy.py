@@ -1,4 +1,4 @@
-"""The exact culprit posterior (grove_env.agents.posterior) and the greedy agent.
+"""The exact culprit posterior (grove_env.agents.trust.posterior) and the greedy agent.
 
 Posteriors are checked against values worked out by hand on forced deals: a deal lists
 the tiles dealt to seats 0..n-1, then suspect slots 0, 1, 2, the victim and (revised,
@@ -15,8 +15,13 @@ from positions import TABLES, count_legal_decisions, observe, play
 from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
-from grove_env.agents.greedy import GreedyAgent
-from grove_env.agents.posterior import culprit_posterior, posterior, remove_tiles, suspect_deals
+from grove_env.agents.scripted.greedy import GreedyAgent
+from grove_env.agents.trust.posterior import (
+    culprit_posterior,
+    posterior,
+    remove_tiles,
+    suspect_deals,
+)
 
 
 def assert_probs(got, expected) -> None:

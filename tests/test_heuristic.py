@@ -3,7 +3,7 @@ the rules', and it plays legally, the same in batches as one by one.
 
 The differential tests rebuild, for every deal an observation allows, the whole round
 in the core (:class:`grove_env.Game`) and let the real style agents play the other
-seats: what they did must be what :mod:`grove_env.agents.style_model` says they did, and
+seats: what they did must be what :mod:`grove_env.agents.heuristic.style_model` says they did, and
 what they do next must be its paths; the marker counts the core reaches must be the
 ones the heuristic prices.
 """
@@ -21,9 +21,9 @@ from positions import TABLES, count_legal_decisions, observe, play
 
 from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0, Phase
+from grove_env.agents.arena.match import decision_positions
 from grove_env.agents.base import make_agent
-from grove_env.agents.deals import deals
-from grove_env.agents.heuristic import (
+from grove_env.agents.heuristic.search import (
     HeuristicAgent,
     HeuristicParams,
     accusation_values,
@@ -31,10 +31,10 @@ from grove_env.agents.heuristic import (
     round_changes,
     table_values,
 )
-from grove_env.agents.match import decision_positions
-from grove_env.agents.posterior import posterior
-from grove_env.agents.rows import Rows, tables
-from grove_env.agents.style_model import STYLES, later_paths, likelihoods
+from grove_env.agents.heuristic.style_model import STYLES, later_paths, likelihoods
+from grove_env.agents.trust.posterior import posterior
+from grove_env.agents.views.possible_deals import deals
+from grove_env.agents.views.rows import Rows, tables
 from grove_env.rules import TILE_VALUES, CulpritMarkers
 
 ROOT = Path(__file__).resolve().parents[1]

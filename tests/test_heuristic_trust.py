@@ -19,11 +19,11 @@ from positions import TABLES, count_legal_decisions, observe, play
 
 from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
+from grove_env.agents.arena.match import decision_positions
 from grove_env.agents.base import make_agent
-from grove_env.agents.greedy import GreedyAgent
-from grove_env.agents.heuristic_trust import TrustAgent, TrustParams, parse_params
-from grove_env.agents.match import decision_positions
-from grove_env.agents.posterior import posterior
+from grove_env.agents.scripted.greedy import GreedyAgent
+from grove_env.agents.trust.agent import TrustAgent, TrustParams, parse_params
+from grove_env.agents.trust.posterior import posterior
 
 ROOT = Path(__file__).resolve().parents[1]
 DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank

@@ -30,7 +30,8 @@ from command_lines import (
 )
 from hypothesis import given, settings
 
-from grove_env.agents import tournament
+from grove_env.agents.arena import tournament as arena_tournament
+from grove_env.agents.cli import tournament
 
 FOUR_RANDOM = ["--agents", "random,random,random,random"]
 QUICK = ["--games", "4", "--no-progress"]
@@ -43,7 +44,7 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     def played(*args: object, **kwargs: object) -> None:
         raise AssertionError("a game was played before the error")
 
-    monkeypatch.setattr(tournament, "play_tournament_games", played)
+    monkeypatch.setattr(arena_tournament, "play_tournament_games", played)
 
 
 @pytest.fixture
@@ -184,7 +185,7 @@ def test_a_write_that_fails_after_the_games_keeps_the_table(tmp_path: Path, monk
     def full(self: object, path: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tournament.TournamentResult, "save_json", full)
+    monkeypatch.setattr(arena_tournament.TournamentResult, "save_json", full)
     path = tmp_path / "out.json"
     code, out, err = call(tournament.main, [*FOUR_RANDOM, *QUICK, "--json", str(path)])
     assert code == 1 and "95% CI (Wilson)" in out
@@ -263,17 +264,17 @@ def run(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[byte
 
 def test_end_to_end_missing_model_and_bad_output(tmp_path: Path) -> None:
     missing = tmp_path / "runs" / "x"
-    done = run(["-m", "grove_env.agents.tournament", "--agent", f"ppo:{missing}"])
+    done = run(["-m", "grove_env.agents.cli.tournament", "--agent", f"ppo:{missing}"])
     assert done.returncode == 2  # four positions, one agent: usage, before the file
     done = run(
-        ["-m", "grove_env.agents.tournament", "--agents", f"ppo:{missing},random"]
+        ["-m", "grove_env.agents.cli.tournament", "--agents", f"ppo:{missing},random"]
         + ["--players", "2", "--games", "2"]
     )
     assert done.returncode == 1 and done.stdout == b""
     one_line_error(done.stderr.decode(), "grove-tournament", str(missing))
     out = tmp_path / "no" / "t.json"
     done = run(
-        ["-m", "grove_env.agents.tournament", "--agents", "random,random"]
+        ["-m", "grove_env.agents.cli.tournament", "--agents", "random,random"]
         + ["--players", "2", "--games", "2", "--json", str(out)]
     )
     assert done.returncode == 1 and not out.parent.exists()

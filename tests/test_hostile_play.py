@@ -22,8 +22,8 @@ from command_lines import DAMAGED, README_SPEC, ROOT, SPEC, call, damaged_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grove_env.agents import play
-from grove_env.agents.human import QUIT_WORDS, HumanAgent, HumanQuit
+from grove_env.agents.cli import play
+from grove_env.agents.cli.human import QUIT_WORDS, HumanAgent, HumanQuit
 from grove_env.core import Game
 from grove_env.observation import ObservationEncoder
 
@@ -147,7 +147,7 @@ def test_end_to_end_play_with_bytes_that_are_not_text() -> None:
     junk = ["\udcff\udcfe", "+-3", "²"]  # the first: the bytes ff fe, not UTF-8
     text = scripted(junk).encode("utf-8", "surrogateescape")
     done = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.play", "--opponents", "random", "--seed", "3"],
+        [sys.executable, "-m", "grove_env.agents.cli.play", "--opponents", "random", "--seed", "3"],
         input=text,
         capture_output=True,
         timeout=120,
@@ -198,7 +198,7 @@ def test_fuzzed_bytes_at_the_prompt_are_lines_that_are_not_moves(data: bytes) ->
 
 def test_end_to_end_play_with_its_input_closed() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.play", "--opponents", "random"],
+        [sys.executable, "-m", "grove_env.agents.cli.play", "--opponents", "random"],
         capture_output=True,
         preexec_fn=lambda: os.close(0),  # the child starts with its stdin closed
         timeout=120,

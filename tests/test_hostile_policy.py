@@ -26,10 +26,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grove_env import Game, ObservationEncoder
-from grove_env.agents import ppo, sb3
 from grove_env.agents.base import SPEC_HELP, make_agent
-from grove_env.agents.policy_files import BEST, BEST_POLICY, POLICY, ModelFileError, checkpoints
-from grove_env.agents.safe_policy import PolicyCard
+from grove_env.agents.learned import ppo, sb3
+from grove_env.agents.learned.policy_files import (
+    BEST,
+    BEST_POLICY,
+    POLICY,
+    ModelFileError,
+    checkpoints,
+)
+from grove_env.agents.learned.safe_policy import PolicyCard
 from grove_env.training import checkpoint
 from grove_env.training.checkpoint import CheckpointError
 from grove_env.training.config import load_config
@@ -291,7 +297,7 @@ def test_a_policy_plays_without_stable_baselines3(trained: Path) -> None:
         "sys.modules['stable_baselines3'] = None\n"
         "sys.modules['sb3_contrib'] = None\n"
         "from grove_env.agents.base import make_agent\n"
-        "from grove_env.agents.tournament import run_tournament\n"
+        "from grove_env.agents.arena.tournament import run_tournament\n"
         f"agent = make_agent('ppo:{trained}', seed=0)\n"
         f"result = run_tournament(['ppo:{trained}', 'random', 'random', 'random'], games=4)\n"
         "assert 'stable_baselines3.common' not in sys.modules\n"

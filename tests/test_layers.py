@@ -7,7 +7,10 @@ layer  modules
        global state (no Gymnasium, PettingZoo or torch)
 1      the PettingZoo adapter (``grove_v1``, the outdated ``grove_v0``, wrappers,
        render) and the batched engine ``grove_env.vector``
-2      the agents, ``grove_env.agents`` (sources in ``agents/``)
+2      the agents, ``grove_env.agents``, in sub-packages with an order of their own
+       (:data:`AGENT_ORDER`: ``base``, ``views``, ``scripted``, ``heuristic``, ``trust``,
+       ``learned``, ``arena``, ``cli``; ``trust`` imports only ``base``; ``argparse``
+       only in ``cli``)
 3      training, ``grove_env.training``, and the web server ``grove_env.web``
 4      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
 =====  ==========================================================================
@@ -15,8 +18,9 @@ layer  modules
 A module may import its own layer and those below. Imports sit at module top; inside
 a function only third-party modules may be imported (heavy optional dependencies),
 never the package's own (a command line may defer loading torch through the trainer).
-Imports under ``if TYPE_CHECKING:`` are type names only and make no runtime edge, so
-they are left out of the cycle check, not the layer check.
+Imports under ``if TYPE_CHECKING:`` make no runtime edge, but a circle of modules that
+need each other's names, even for type hints only, is still a circle in the design, so
+the cycle check sees them too.
 """
 
 from __future__ import annotations
@@ -53,12 +57,28 @@ def layer_of(module: str) -> int:
     return TOP
 
 
+AGENT_ORDER = ["base", "views", "scripted", "heuristic", "trust", "learned", "arena", "cli"]
+"""The sub-packages of ``grove_env.agents``, lowest first (``base`` is a module)."""
+AGENT_ONLY = {"trust": {"base", "trust"}}
+"""Sub-packages that may import only these of the agents (besides the game layer)."""
+ARGPARSE_IN = "cli"
+
+
+def agent_part(module: str) -> str | None:
+    """The sub-package of ``grove_env.agents`` a module is in (``None`` outside it; the
+    package's own ``__init__`` counts as ``base``, whose names it re-exports)."""
+    parts = module.split(".")
+    if parts[:2] != ["grove_env", "agents"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in AGENT_ORDER else "base"
+
+
 def package_modules() -> dict[str, Path]:
-    """Every module of the package, ``grove_env.agents`` read through its link to agents/."""
+    """Every module of the package (the agents included: they live in it)."""
     found = {}
     paths = [
         Path(folder, name)
-        for folder, _, names in os.walk(ROOT / "grove_env", followlinks=True)
+        for folder, _, names in os.walk(ROOT / "grove_env")
         for name in names
         if name.endswith(".py")
     ]
@@ -142,13 +162,34 @@ def layer_violations(modules: dict[str, Path]) -> list[str]:
             )
         elif own(target) and where == "function" and module not in COMMANDS:
             bad.append(f"{module}:{line} imports {target} inside a function")
+        else:
+            bad.extend(agent_order_violations(module, target, line))
     return bad
+
+
+def agent_order_violations(module: str, target: str, line: int) -> list[str]:
+    """Breaks of the agents' own order (:data:`AGENT_ORDER`, :data:`AGENT_ONLY`), and
+    ``argparse`` outside ``cli``."""
+    mine = agent_part(module)
+    if mine is None:
+        return []
+    if target.split(".")[0] == "argparse" and mine != ARGPARSE_IN:
+        return [f"{module}:{line} imports argparse outside grove_env.agents.{ARGPARSE_IN}"]
+    theirs = agent_part(target)
+    if theirs is None:
+        return []
+    if AGENT_ORDER.index(theirs) > AGENT_ORDER.index(mine):
+        return [f"{module}:{line} ({mine}) imports {target} ({theirs}), later in the agents' order"]
+    if mine in AGENT_ONLY and theirs not in AGENT_ONLY[mine]:
+        allowed = sorted(AGENT_ONLY[mine])
+        return [f"{module}:{line} ({mine}) imports {target}; {mine} imports only {allowed}"]
+    return []
 
 
 def cycles(modules: dict[str, Path]) -> list[list[str]]:
     graph: dict[str, set[str]] = {m: set() for m in modules}
-    for module, target, _, where in edges(modules):
-        if where != "typing" and target in graph and target != module:
+    for module, target, _, _ in edges(modules):
+        if target in graph and target != module:
             graph[module].add(target)
     found, state, stack = [], dict.fromkeys(graph, 0), []
 
@@ -171,7 +212,7 @@ def cycles(modules: dict[str, Path]) -> list[list[str]]:
 
 def test_the_walk_sees_every_layer() -> None:
     assert {layer_of(m) for m in MODULES} == {0, 1, 2, 3}
-    assert "grove_env.agents.heuristic" in MODULES and "grove_env.vector.engine" in MODULES
+    assert "grove_env.agents.heuristic.search" in MODULES and "grove_env.vector.engine" in MODULES
     assert {"train", "scripts.eval_vs_random"} <= set(COMMANDS)
 
 
@@ -199,6 +240,55 @@ def test_the_check_catches(tmp_path: Path, source: str, problem: str) -> None:
     path.write_text(source)
     found = layer_violations({"grove_env.planted": path})
     assert len(found) == 1 and problem in found[0], found
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "problem"),
+    [
+        (
+            "grove_env.agents.views.planted",
+            "from grove_env.agents.heuristic.search import HeuristicAgent\n",
+            "later in the agents' order",
+        ),
+        (
+            "grove_env.agents.learned.planted",
+            "from ..arena.match import play_game\n",
+            "later in the agents' order",
+        ),
+        (
+            "grove_env.agents.trust.planted",
+            "from grove_env.agents.views.rows import Rows\n",
+            "trust imports only ['base', 'trust']",
+        ),
+        ("grove_env.agents.arena.planted", "import argparse\n", "argparse outside"),
+    ],
+)
+def test_the_check_catches_the_agents_order(
+    tmp_path: Path, module: str, source: str, problem: str
+) -> None:
+    path = tmp_path / "planted.py"
+    path.write_text(source)
+    found = layer_violations({module: path})
+    assert len(found) == 1 and problem in found[0], found
+
+
+def test_every_agents_subpackage_is_in_the_order() -> None:
+    parts = {m.split(".")[2] for m in MODULES if m.startswith("grove_env.agents.")}
+    assert parts - {"base"} == set(AGENT_ORDER) - {"base"}
+
+
+def test_the_cycle_check_sees_type_only_circles(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from grove_env import b\n")
+    (tmp_path / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from grove_env.a import A\n"
+    )
+    planted = {"grove_env.a": tmp_path / "a.py", "grove_env.b": tmp_path / "b.py"}
+    MODULES.update(planted)
+    try:
+        assert cycles(planted) == [["grove_env.a", "grove_env.b", "grove_env.a"]]
+    finally:
+        for name in planted:
+            del MODULES[name]
 
 
 def test_the_cycle_check_catches(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ import pytest
 from positions import TABLES
 
 from grove_env import grove_v1
-from grove_env.agents.base import BaseAgent, make_agent
-from grove_env.agents.match import (
+from grove_env.agents.arena.match import (
     IllegalActionError,
     Step,
     decision_positions,
@@ -17,6 +16,7 @@ from grove_env.agents.match import (
     play_games,
     seat_of,
 )
+from grove_env.agents.base import BaseAgent, make_agent
 
 
 class AlwaysZero(BaseAgent):

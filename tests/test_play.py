@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grove_env.agents.human import HumanAgent, HumanQuit
-from grove_env.agents.play import main
+from grove_env.agents.cli.human import HumanAgent, HumanQuit
+from grove_env.agents.cli.play import main
 from grove_env.core import Game
 from grove_env.observation import ObservationEncoder
 
@@ -119,8 +119,8 @@ def test_human_agent_reprompts_until_legal() -> None:
 
 def test_module_runs_with_piped_stdin() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.play", "--players", "3", "--opponents", "random"]
-        + ["--seed", "9"],
+        [sys.executable, "-m", "grove_env.agents.cli.play", "--players", "3"]
+        + ["--opponents", "random", "--seed", "9"],
         input=scripted_input(),
         capture_output=True,
         text=True,

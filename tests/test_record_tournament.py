@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grove_env.agents.tournament import main, run_tournament
+from grove_env.agents.arena.tournament import run_tournament
+from grove_env.agents.cli.tournament import main
 from grove_env.record import load_record, replay
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from grove_env.agents import base
 from grove_env.agents.base import Agent, agent_names, make_agent, parse_spec, register_agent
-from grove_env.agents.human import HumanAgent
+from grove_env.agents.cli.human import HumanAgent
 
 
 def test_known_names() -> None:
@@ -81,11 +81,11 @@ def test_register_agent(monkeypatch) -> None:
     register_agent("fixed", lambda arg, seed=None: make_agent("random", seed=int(arg or 0)))
     assert "fixed" in agent_names()
     assert make_agent("fixed:4").name == "random"
-    register_agent("lazy", "grove_env.agents.random_agent:make")
+    register_agent("lazy", "grove_env.agents.scripted.random_agent:make")
     assert make_agent("lazy", seed=1).name == "random"
     for bad in ("", "a:b"):
         with pytest.raises(ValueError, match="non-empty and has no ':'"):
-            register_agent(bad, "grove_env.agents.random_agent:make")
+            register_agent(bad, "grove_env.agents.scripted.random_agent:make")
 
 
 def test_heuristic_spec() -> None:

@@ -1,4 +1,4 @@
-"""The rule-based styles (grove_env.agents.styles): legal everywhere, each true to its idea.
+"""The rule-based styles (grove_env.agents.scripted.styles): legal everywhere, true to their idea.
 
 Forced deals list the tiles dealt to seats 0..n-1, then suspect slots 0, 1, 2 and the
 victim. The classic four-player deal used below is ``(2, 3, 4, 6, 5, 7, 8, 0)``: the
@@ -16,10 +16,16 @@ from positions import TABLES, count_legal_decisions, observe, play
 from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0, SWAP_0
 from grove_env.agents.base import agent_names, make_agent
-from grove_env.agents.greedy import GreedyAgent
-from grove_env.agents.posterior import posterior
-from grove_env.agents.rows import Rows
-from grove_env.agents.styles import ACCUSERS, READ_STACKS, STYLE_NAMES, make_style, marker_cost
+from grove_env.agents.scripted.greedy import GreedyAgent
+from grove_env.agents.scripted.styles import (
+    ACCUSERS,
+    READ_STACKS,
+    STYLE_NAMES,
+    make_style,
+    marker_cost,
+)
+from grove_env.agents.trust.posterior import posterior
+from grove_env.agents.views.rows import Rows
 
 DEAL = (2, 3, 4, 6, 5, 7, 8, 0)
 
@@ -215,7 +221,7 @@ def test_bluffer_as_later_seat_plays_greedy() -> None:
 # --------------------------------------------------------------------- one rule, two uses
 @pytest.mark.parametrize(("rules", "n"), TABLES)
 def test_batch_and_single_decisions_agree(rules: str, n: int) -> None:
-    from grove_env.agents.match import decision_positions
+    from grove_env.agents.arena.match import decision_positions
 
     obs, masks = decision_positions(rules, n, 200, seed=3)
     for name in ACCUSERS:
@@ -227,8 +233,8 @@ def test_batch_and_single_decisions_agree(rules: str, n: int) -> None:
 @pytest.mark.parametrize(("rules", "n"), TABLES)
 def test_culprit_counts_are_the_exact_posterior(rules: str, n: int) -> None:
     # The integer odds over their total equal the enumerating posterior of
-    # grove_env.agents.posterior, the first player's two unknown slots after a swap included.
-    from grove_env.agents.match import decision_positions
+    # grove_env.agents.trust.posterior, the first player's two unknown slots after a swap included.
+    from grove_env.agents.arena.match import decision_positions
 
     obs, _ = decision_positions(rules, n, 300, seed=5)
     rows = Rows.of(obs)
@@ -247,7 +253,7 @@ def test_culprit_counts_tables_equal_the_counting(copies: tuple[int, ...], table
     # one, two or three slots unknown) must give what counting it gives. Pools of one
     # copy of each tile, two blanks (revised, 5 players) or more copies of one tile use
     # the tables; pools that would need too large a table (two of every tile) are counted.
-    from grove_env.agents.rows import count_tables, counted_fillings, culprit_counts
+    from grove_env.agents.views.rows import count_tables, counted_fillings, culprit_counts
 
     rng = np.random.default_rng(len(copies) + sum(copies))
     pool = rng.integers(0, np.array(copies) + 1, size=(400, 6, 8))
@@ -268,7 +274,7 @@ def test_culprit_counts_tables_equal_the_counting(copies: tuple[int, ...], table
 def test_styles_that_read_no_stacks_ignore_heights_and_later_seats() -> None:
     # The heuristic's model tables these styles' choices per previous slot only, which is
     # right only if neither the stacks nor the number of later seats changes them.
-    from grove_env.agents.styles import accusation
+    from grove_env.agents.scripted.styles import accusation
     from grove_env.rules import get_rules
 
     rng = np.random.default_rng(0)
@@ -294,7 +300,7 @@ def test_at_classic_with_few_seats_nobody_gains_on_styles_that_never_top_a_stack
     # topped there. With two or three seats these styles never top a stack, so their
     # counts never rise above 5 and no other agent's (here random) falls below 5: at
     # best it ties with them, so a fair share is the most anyone can win.
-    from grove_env.agents.match import play_game
+    from grove_env.agents.arena.match import play_game
     from grove_env.grove_v1 import raw_env
 
     env = raw_env(num_players=n, rules="classic")

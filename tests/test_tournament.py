@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 
 from grove_env.agents import base
-from grove_env.agents.base import BaseAgent
-from grove_env.agents.ratings import openskill_ratings, wilson_interval, win_points
-from grove_env.agents.tournament import (
+from grove_env.agents.arena.ratings import openskill_ratings, wilson_interval, win_points
+from grove_env.agents.arena.tournament import (
     GameRecord,
     TournamentError,
     entry_labels,
-    main,
     run_tournament,
     seat_of,
     summarise,
     worker_pool,
 )
+from grove_env.agents.base import BaseAgent
+from grove_env.agents.cli.tournament import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -253,7 +253,7 @@ def test_cli_masked_action_exit_1(monkeypatch, capsys) -> None:
 
 def test_module_runs_as_a_script() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "grove_env.agents.tournament", "--players", "2", "--agents"]
+        [sys.executable, "-m", "grove_env.agents.cli.tournament", "--players", "2", "--agents"]
         + ["random,random", "--games", "4", "--workers", "2", "--no-progress"],
         capture_output=True,
         text=True,
@@ -266,7 +266,7 @@ def test_module_runs_as_a_script() -> None:
         [
             sys.executable,
             "-m",
-            "grove_env.agents.tournament",
+            "grove_env.agents.cli.tournament",
             "--agents",
             "nope,random,random,random",
         ],
@@ -281,7 +281,7 @@ def test_module_runs_as_a_script() -> None:
 
 # ------------------------------------------------------------------ shared agents
 def test_entries_with_one_deterministic_spec_share_one_agent() -> None:
-    from grove_env.agents.tournament_games import shared_agents
+    from grove_env.agents.arena.tournament_games import shared_agents
 
     heuristic, again, contrarian, rand = shared_agents(
         ["heuristic", " heuristic", "contrarian", "random"], seed=0

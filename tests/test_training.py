@@ -22,10 +22,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
-from grove_env.agents.policy_files import ModelFileError, latest_checkpoint
-from grove_env.agents.sb3 import load_model
-from grove_env.agents.tournament import run_tournament
+from grove_env.agents.learned.policy_files import ModelFileError, latest_checkpoint
+from grove_env.agents.learned.sb3 import load_model
 from grove_env.training import checkpoint
 from grove_env.training.config import load_config
 

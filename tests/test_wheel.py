@@ -22,5 +22,5 @@ def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top == {"grove_env"}
-    assert "grove_env/agents/heuristic.py" in names and "grove_env/vector/engine.py" in names
+    assert "grove_env/agents/heuristic/search.py" in names and "grove_env/vector/engine.py" in names
     assert "grove_env/web/static/index.html" in names  # the page ships as package data

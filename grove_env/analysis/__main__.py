@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from grove_env.agents.command_line import (
+from grove_env.agents.cli.command_line import (
     CommandError,
     Parser,
     build_agent,

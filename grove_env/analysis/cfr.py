@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grove_env.agents.cfr import CfrAgent, strategy_key
+from grove_env.agents.learned.cfr_agent import CfrAgent, strategy_key
 
 from .best_response import Exploitability, exploitability_of, node_policy, others_reach
 from .round_tree import RoundTree

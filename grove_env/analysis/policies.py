@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from grove_env.agents.base import make_agent
-from grove_env.agents.random_agent import RandomAgent
+from grove_env.agents.scripted.random_agent import RandomAgent
 
 from .round_tree import RoundTree
 

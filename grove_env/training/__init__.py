@@ -30,7 +30,7 @@ Data flows one way, one module per step:
 =====================  ==============================================================
 
 The policy's actor (masked logits as a plain torch function) and the model files are
-agents (:mod:`grove_env.agents.actor`, :mod:`grove_env.agents.policy_files`). Only
+agents (:mod:`grove_env.agents.learned.actor`, :mod:`grove_env.agents.learned.policy_files`). Only
 :mod:`.config`, :mod:`.run_dir` and :mod:`.run_lock` import without torch; nothing here is
 imported by :mod:`grove_env` itself.
 """

@@ -3,11 +3,11 @@
 A checkpoint is a folder ``checkpoints/step_<12 digits>/`` holding ``model.zip`` (the
 whole MaskablePPO as stable-baselines3 saves it), ``pool.pt`` (the opponent
 snapshots), ``policy.json``/``policy.pt`` (the policy in the safe format of
-:mod:`grove_env.agents.safe_policy`, what the ``ppo:`` agent plays) and ``state.json``
+:mod:`grove_env.agents.learned.safe_policy`, what the ``ppo:`` agent plays) and ``state.json``
 (step counters, trainer state and the config that shaped the model). It is written
 under a temporary name and renamed into place with ``os.replace``, so a run killed at
 any moment leaves either a whole checkpoint or none, and
-:func:`~grove_env.agents.policy_files.latest_checkpoint` ignores leftovers (that module
+:func:`~grove_env.agents.learned.policy_files.latest_checkpoint` ignores leftovers (that module
 defines the layout). ``best.zip`` and ``best_policy.json``/``.pt`` are replaced the
 same way.
 
@@ -38,8 +38,8 @@ from typing import Any
 
 import torch
 
-from grove_env.agents.actor import Actor
-from grove_env.agents.policy_files import (
+from grove_env.agents.learned.actor import Actor
+from grove_env.agents.learned.policy_files import (
     BEST,
     BEST_POLICY,
     CHECKPOINT_PREFIX,
@@ -49,7 +49,7 @@ from grove_env.agents.policy_files import (
     checkpoints,
     one_line,
 )
-from grove_env.agents.safe_policy import PolicyCard, save_policy
+from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
 from grove_env.training.config import TrainConfig
 from grove_env.training.run_dir import atomic_write_text
 

@@ -129,13 +129,14 @@ class OpponentMix(BaseModel):
     pool: Float = Field(0.2, ge=0.0)
     """A past snapshot of the learner from the opponent pool (live until one exists)."""
     heuristic: Float = Field(0.2, ge=0.0)
-    """The reference ``heuristic`` agent (:mod:`grove_env.agents.heuristic`)."""
+    """The reference ``heuristic`` agent (:mod:`grove_env.agents.heuristic.search`)."""
     random: Float = Field(0.1, ge=0.0)
     """Uniformly random legal moves."""
     greedy: Float = Field(0.0, ge=0.0)
-    """``greedy``: the likeliest culprit (:mod:`grove_env.agents.greedy`)."""
+    """``greedy``: the likeliest culprit (:mod:`grove_env.agents.scripted.greedy`)."""
     stack_avoider: Float = Field(0.0, ge=0.0, alias="stack-avoider")
-    """The gauntlet's ``stack-avoider`` (:mod:`grove_env.agents.styles`, as the four below)."""
+    """The gauntlet's ``stack-avoider`` (:mod:`grove_env.agents.scripted.styles`, as the four
+    below)."""
     piler: Float = Field(0.0, ge=0.0)
     """The gauntlet's ``piler``: accuses likely innocents, expecting to be covered."""
     follower: Float = Field(0.0, ge=0.0)
@@ -239,7 +240,7 @@ class TrainConfig(BaseModel):
     """Network input: the observation; or it followed by derived culprit odds and stack
     sizes (``culprit_odds``, :mod:`grove_env.training.features`); or those and the
     heuristic's search, the value of each move at each kind of table
-    (``advice``, :mod:`grove_env.agents.advice`: costs about as much as a heuristic
+    (``advice``, :mod:`grove_env.agents.heuristic.advice`: costs about as much as a heuristic
     seat per decision, at training and at play)."""
     seed: Int = Field(0, ge=0)
     """Seeds torch, numpy, the games and the opponents; part of the run name."""
@@ -280,7 +281,7 @@ class TrainConfig(BaseModel):
     """Score of a quick evaluation: the mean win share over ``eval_opponents``, or the
     mean of that mean and the worst one (a policy that no style beats)."""
     final_eval_games: Int = Field(2000, ge=0)
-    """Games per opponent of the final gauntlet (:mod:`grove_env.agents.gauntlet`: the
+    """Games per opponent of the final gauntlet (:mod:`grove_env.agents.arena.gauntlet`: the
     learner against ``n - 1`` of each style and reference agent); 0: skip."""
     final_eval_workers: Int = Field(1, ge=1)
     """Worker processes of the final tournament."""

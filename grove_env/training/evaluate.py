@@ -8,7 +8,7 @@ fixed number of steps would favour them). The learner's seat rotates.
 :func:`eval_score` turns the win shares against the evaluation opponents into the one
 number that picks the best policy, and :func:`metrics_row` into a ``metrics.csv`` row.
 
-:func:`final_evaluation` runs :func:`grove_env.agents.gauntlet.run_gauntlet` on the spec
+:func:`final_evaluation` runs :func:`grove_env.agents.arena.gauntlet.run_gauntlet` on the spec
 ``ppo:<path>``: the trained agent against ``n - 1`` of every style and reference agent,
 played through ``grove_v1`` like any other agent, and writes ``final_eval.txt``,
 ``final_eval.json`` and ``final_eval.png`` into the run.
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from grove_env.agents.actor import Actor
-from grove_env.agents.gauntlet import run_gauntlet
+from grove_env.agents.arena.gauntlet import run_gauntlet
+from grove_env.agents.learned.actor import Actor
 from grove_env.training.config import TrainConfig
 from grove_env.training.opponents import Opponents
 from grove_env.training.run_dir import SHARE_PREFIX, atomic_write_text

@@ -1,10 +1,10 @@
 """Derived input features for the policy (culprit odds, stack sizes, advice) as an SB3 extractor.
 
 :class:`GroveFeatures` is part of the saved policy: it appends
-:func:`~grove_env.agents.policy_net.extra_features` to the 125 observation floats, and
-passes on the advice (:mod:`grove_env.agents.advice`) that an ``advice`` run's env
+:func:`~grove_env.agents.learned.policy_net.extra_features` to the 125 observation floats, and
+passes on the advice (:mod:`grove_env.agents.heuristic.advice`) that an ``advice`` run's env
 appended to them. The computation and its index table live in
-:mod:`grove_env.agents.policy_net`, in plain torch and NumPy, so that playing a saved
+:mod:`grove_env.agents.learned.policy_net`, in plain torch and NumPy, so that playing a saved
 policy needs no stable-baselines3.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from grove_env.agents.policy_net import (
+from grove_env.agents.learned.policy_net import (
     NUM_EXTRA,
     InputFeatures,
     culprit_odds,
@@ -29,7 +29,7 @@ __all__ = ["NUM_EXTRA", "GroveFeatures", "culprit_odds", "extra_features"]
 
 
 class GroveFeatures(BaseFeaturesExtractor):
-    """SB3 features extractor: :class:`~grove_env.agents.policy_net.InputFeatures` of
+    """SB3 features extractor: :class:`~grove_env.agents.learned.policy_net.InputFeatures` of
     ``kind`` (``culprit_odds`` or ``advice``) over the env's rows."""
 
     def __init__(self, observation_space: gym.spaces.Box, kind: str = "culprit_odds") -> None:

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from grove_env.agents.actor import Actor
 from grove_env.agents.base import make_agent, parse_spec
+from grove_env.agents.learned.actor import Actor
 from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SEEN
 
 LIVE, POOL = "live", "pool"

@@ -39,8 +39,8 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from torch.utils.tensorboard import SummaryWriter
 
-from grove_env.agents.policy_files import BEST_POLICY
-from grove_env.agents.safe_policy import save_policy
+from grove_env.agents.learned.policy_files import BEST_POLICY
+from grove_env.agents.learned.safe_policy import save_policy
 from grove_env.training import checkpoint
 from grove_env.training.config import TrainConfig
 from grove_env.training.evaluate import eval_names, eval_score, evaluators, finish_run, metrics_row

@@ -1,13 +1,13 @@
 """The masked actor-critic that RLlib trains, laid out like SB3's ``MlpPolicy``.
 
 One shared policy reads ``grove_env/SelfPlay-v0``'s ``Dict(observation, action_mask)``:
-illegal moves get the logit :data:`~grove_env.agents.actor.MASKED_LOGIT` before RLlib's
+illegal moves get the logit :data:`~grove_env.agents.learned.actor.MASKED_LOGIT` before RLlib's
 categorical distribution sees them. The layers mirror a MaskablePPO ``MlpPolicy``
 with separate policy and value networks (``pi_body`` = ``mlp_extractor.policy_net``,
 ``pi_head`` = ``action_net``, ``vf_body``/``vf_head`` the value side), so
 :func:`grove_env.training.rllib_backend.export_policy` copies the weights into a
 policy file that the ``ppo:`` agent plays, and :func:`actor_of` gives the
-:class:`~grove_env.agents.actor.Actor` the quick evaluations use.
+:class:`~grove_env.agents.learned.actor.Actor` the quick evaluations use.
 
 Needs Ray RLlib (``pip install grove-env[rllib]``); import this module only then.
 """
@@ -24,7 +24,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-from grove_env.agents.actor import MASKED_LOGIT, Actor
+from grove_env.agents.learned.actor import MASKED_LOGIT, Actor
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
 

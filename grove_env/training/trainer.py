@@ -27,8 +27,8 @@ import torch
 from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
-from grove_env.agents.actor import Actor
-from grove_env.agents.policy_files import BEST_POLICY, CHECKPOINT_PREFIX, latest_checkpoint
+from grove_env.agents.learned.actor import Actor
+from grove_env.agents.learned.policy_files import BEST_POLICY, CHECKPOINT_PREFIX, latest_checkpoint
 from grove_env.training import checkpoint
 from grove_env.training.builders import RunCallback, build_env, build_model
 from grove_env.training.config import (

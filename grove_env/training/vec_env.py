@@ -19,7 +19,7 @@ MaskablePPO reads legal moves through ``env_method("action_masks")``; here it
 returns the learner seats' masks as one ``bool[num_envs, 10]`` array.
 
 With ``advice=True`` (``features: advice``) each observation row, the terminal ones
-too, is followed by its :func:`~grove_env.agents.advice.advice`, computed once here
+too, is followed by its :func:`~grove_env.agents.heuristic.advice.advice`, computed once here
 rather than in every forward pass of the network.
 """
 
@@ -33,7 +33,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from grove_env.actions import NUM_ACTIONS
-from grove_env.agents.advice import ADVICE_SIZE, advised
+from grove_env.agents.heuristic.advice import ADVICE_SIZE, advised
 from grove_env.observation import OBS_HIGH, OBS_SIZE
 from grove_env.training.opponents import Opponents
 from grove_env.training.selfplay import SelfPlayGames

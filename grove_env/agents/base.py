@@ -1,0 +1,178 @@
+"""The agent protocol and the registry that turns specs such as ``"heuristic"`` into agents.
+
+An agent decides from the observation dict that ``grove_v1`` gives a seat
+(``{"observation": float32[125], "action_mask": int8[10]}``) and from nothing else;
+to read it, agents use the engine's public decoder :func:`grove_env.observation.decode`.
+The observation is the seat's whole information state, so baseline agents are
+stateless: ``reset()`` exists for agents that keep memory (a human's screen, a
+recurrent policy) and is called between games.
+
+Specs (:data:`SPEC_HELP`, for command lines' ``--help``): ``random``, ``greedy``,
+``heuristic``, ``human``, ``ppo:PATH`` (a policy saved by ``train.py``, loaded without
+running code) and ``sb3:PATH`` (a raw stable-baselines3 zip: loading it can run code).
+A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x``.
+
+>>> agent = make_agent("random", seed=0)
+>>> agent.name
+'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+P = TypeVar("P")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that can take a seat: a name, ``reset()`` between games, ``act()``."""
+
+    name: str
+
+    def reset(self) -> None:
+        """Forget anything kept from the previous game."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """A legal action (one whose ``action_mask`` entry is 1) for this observation."""
+        ...
+
+
+class BaseAgent:
+    """Convenience base: a no-op ``reset`` and a batched ``act_batch`` that loops ``act``.
+
+    Batched callers (the vector environment's opponent seats) pass ``K`` observation
+    rows and masks and get ``K`` actions back; agents that can do better override it.
+    """
+
+    name = "agent"
+
+    deterministic = False
+    """Whether the agent decides from the observation alone, the same way every time
+    (no randomness, no memory): then one object may play many games at once, and a
+    tournament lets it decide their positions in ``act_batch`` calls."""
+
+    def reset(self) -> None:
+        return None
+
+    def seed(self, seed: int | None) -> None:
+        """Re-seed any randomness (optional: tournaments call it per game if present)."""
+        return None
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for ``observations[K, 125]`` with ``masks[K, 10]``, as ``int64[K]``."""
+        return np.array(
+            [self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)],
+            dtype=np.int64,
+        )
+
+
+AgentFactory = Callable[..., Agent]
+
+# name -> "module:attribute" of a factory ``f(arg: str | None, seed: int | None, **kw)``;
+# imported lazily so that, say, torch is only needed for ``ppo:``.
+_REGISTRY: dict[str, str | AgentFactory] = {
+    "random": "grove_env.agents.scripted.random_agent:make",
+    "greedy": "grove_env.agents.scripted.greedy:make",
+    "heuristic": "grove_env.agents.heuristic.search:make",
+    "heuristic-trust": "grove_env.agents.trust.agent:make",
+    "human": "grove_env.agents.cli.human:make",
+    "ppo": "grove_env.agents.learned.ppo:make",
+    "sb3": "grove_env.agents.learned.sb3:make",
+    "stack-avoider": "grove_env.agents.scripted.styles:make_stack_avoider",
+    "piler": "grove_env.agents.scripted.styles:make_piler",
+    "follower": "grove_env.agents.scripted.styles:make_follower",
+    "contrarian": "grove_env.agents.scripted.styles:make_contrarian",
+    "bluffer": "grove_env.agents.scripted.styles:make_bluffer",
+    "cfr": "grove_env.agents.learned.cfr_agent:make",
+}
+
+SPEC_HELP = """agent specs:
+  random, greedy, heuristic, human   the built-in agents
+  heuristic-trust   the first heuristic, which trusts the others' accusations
+  stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
+  cfr        the solved two-player round (CFR+), shipped for 2-player tables
+  ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
+             policy .json; loads weights only, never runs code from the file
+  sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN
+             ARBITRARY CODE: only for files you made or trust"""
+
+
+def register_agent(name: str, factory: AgentFactory | str) -> None:
+    """Add an agent kind: ``factory(arg, seed=..., **kwargs)`` or a ``"module:attr"`` path."""
+    if not name or ":" in name:
+        raise ValueError(f"an agent name is non-empty and has no ':', got {name!r}")
+    _REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    """The registered agent kinds."""
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """Split a spec into name and argument.
+
+    >>> parse_spec("ppo:runs/a/best.zip"), parse_spec("random")
+    (('ppo', 'runs/a/best.zip'), ('random', None))
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+    name, sep, arg = spec.strip().partition(":")
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {agent_names()}")
+    if sep and not arg:
+        raise ValueError(f"agent spec {spec!r} has a ':' but nothing after it")
+    return name, (arg or None)
+
+
+def parse_options(arg: str | None, params: type[P], agent: str) -> P:
+    """``"trust=0.5,noise=0.3"`` -> ``params(trust=0.5, noise=0.3)`` (``None``: the defaults).
+
+    ``params`` is a dataclass of float fields; an unknown key is a ``ValueError`` naming
+    ``agent`` and the keys it takes.
+    """
+    if not arg:
+        return params()
+    known = {f.name for f in fields(params)}  # type: ignore[arg-type]
+    kwargs = {}
+    for item in arg.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            raise ValueError(
+                f"{agent} options are key=value pairs with keys {sorted(known)}, got {item!r}"
+            )
+        kwargs[key] = float(value)
+    return params(**kwargs)
+
+
+def check_params(params: Any, shares: Sequence[str], positive: Sequence[str] = ()) -> None:
+    """Refuse a parameter dataclass whose ``shares`` are outside [0, 1] or whose
+    ``positive`` fields are not above 0, naming the class and the field."""
+    for f in shares:
+        v = getattr(params, f)
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{type(params).__name__}.{f} must be in [0, 1], got {v}")
+    for f in positive:
+        v = getattr(params, f)
+        if not v > 0:
+            raise ValueError(f"{type(params).__name__}.{f} must be > 0, got {v}")
+
+
+def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
+    """Build the agent a spec names (see the module docstring)."""
+    name, arg = parse_spec(spec)
+    factory = _REGISTRY[name]
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory(arg, seed=seed, **kwargs)

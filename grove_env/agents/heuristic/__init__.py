@@ -1,0 +1,10 @@
+"""The reference agent ``heuristic``: a one-round search over a mixture of playing styles.
+
+- :mod:`.search`: the agent (the search over every deal, the swap and accusation values).
+- :mod:`.style_model`: what each style would do at every deal, and how well each style
+  explains the accusations so far.
+- :mod:`.advice`: the search taken apart as network input features.
+
+Imports: :mod:`grove_env.agents.base`, :mod:`~grove_env.agents.views`,
+:mod:`~grove_env.agents.scripted` and the game layer.
+"""

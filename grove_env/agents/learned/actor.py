@@ -1,0 +1,68 @@
+"""The policy's actor as a plain torch module, and masked action choice from its logits.
+
+SB3's ``MaskableActorCriticPolicy`` computes values and builds a distribution object on
+every call; an opponent seat, an evaluation or the ``ppo:`` agent only needs
+``observation -> logits -> masked argmax or sample``. :class:`Actor` is that path,
+sharing the policy's modules (live weights) or holding a frozen copy (a snapshot).
+Masked logits follow sb3-contrib: illegal actions get a logit of ``-1e8``, so sampling
+here draws from the same distribution as ``MaskablePPO`` itself.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+MASKED_LOGIT = -1e8
+
+
+class Actor(nn.Module):
+    """``obs[K, 125] -> logits[K, 10]`` of a (Maskable) actor-critic policy."""
+
+    def __init__(self, features: nn.Module, body: nn.Module, head: nn.Module) -> None:
+        super().__init__()
+        self.features = features
+        self.body = body
+        self.head = head
+
+    @classmethod
+    def of(cls, policy: Any) -> Actor:
+        """The actor path of an SB3 actor-critic policy, sharing its parameters."""
+        return cls(policy.pi_features_extractor, policy.mlp_extractor.policy_net, policy.action_net)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(self.features(obs)))
+
+    def frozen_copy(self) -> Actor:
+        """An independent copy (an opponent-pool snapshot), without gradients."""
+        twin = copy.deepcopy(self)
+        twin.requires_grad_(False)
+        return twin
+
+    @torch.no_grad()
+    def act(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        deterministic: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> np.ndarray:
+        """Actions ``int64[K]`` for ``observations[K, 125]`` under boolean ``masks[K, 10]``.
+
+        Deterministic: the most likely legal action; otherwise a draw from the masked
+        softmax (Gumbel-max with ``generator``). Features computed in NumPy (the
+        ``advice`` of :mod:`grove_env.agents.learned.policy_net`) are appended here first.
+        """
+        prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
+        rows = observations if prepare is None else prepare(observations)
+        obs = torch.as_tensor(rows, dtype=torch.float32)
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        logits = self(obs).masked_fill(~legal, MASKED_LOGIT)
+        if not deterministic:
+            u = torch.rand(logits.shape, generator=generator).clamp_(1e-12, 1.0 - 1e-7)
+            logits = logits - torch.log(-torch.log(u))
+        return logits.argmax(dim=1).numpy().astype(np.int64)

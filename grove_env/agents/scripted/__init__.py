@@ -1,0 +1,9 @@
+"""Scripted agents: ``random``, ``greedy`` and the gauntlet's playing styles.
+
+- :mod:`.random_agent`: ``random``, uniform over the legal actions.
+- :mod:`.styles`: the rule-based styles (``stack-avoider``, ``piler``, ``follower``,
+  ``contrarian``, ``bluffer``), each one small idea stated once.
+- :mod:`.greedy`: ``greedy``, the likeliest culprit (a style of :mod:`.styles`).
+
+Imports: :mod:`grove_env.agents.base`, :mod:`grove_env.agents.views` and the game layer.
+"""
