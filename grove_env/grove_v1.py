@@ -91,6 +91,12 @@ key                    shape         value
                                      ``illegal_action="terminate"``, else -1
 =====================  ============  ======================================================
 
+The arrays are read-only and shared: they are built only when a round or the game ends,
+and one array serves every agent's info (and any round or env with the same contents).
+Writing to one, or setting its ``flags.writeable`` back to ``True``, raises
+``ValueError``; take a copy (``np.array(info["stacks"])``) to write. Each agent's info is
+a dict of its own, so replacing an entry in it leaves the other agents' infos as they were.
+
 Version history
 ---------------
 * v1: fixed-shape infos. The flat entries above replace v0's ``round_result`` dict
@@ -288,10 +294,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         record = game.apply_action(move)
         if record is not None:
             result = round_info(game, record)
-            counts = frozen(game.scores())
+            result["scores"] = frozen(tuple(game.scores()))
             for info in self.infos.values():
                 info.update(result)
-                info["scores"] = counts
             if self.reward_mode == "markers":
                 scores = game.scores()
                 paid = markers_rewards(self._round_start_scores, scores)
