@@ -91,6 +91,12 @@ key                    shape         value
                                      ``illegal_action="terminate"``, else -1
 =====================  ============  ======================================================
 
+The arrays are read-only and shared: they are built only when a round or the game ends,
+and one array serves every agent's info (and any round or env with the same contents).
+Writing to one, or setting its ``flags.writeable`` back to ``True``, raises
+``ValueError``; take a copy (``np.array(info["stacks"])``) to write. Each agent's info is
+a dict of its own, so replacing an entry in it leaves the other agents' infos as they were.
+
 Version history
 ---------------
 * v1: fixed-shape infos. The flat entries above replace v0's ``round_result`` dict
@@ -111,7 +117,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from grove_env.actions import NUM_ACTIONS, action_name
+from grove_env.actions import NUM_ACTIONS, action_name, legal_actions
 from grove_env.core import Game
 from grove_env.env_infos import NO_MOVES, end_info, frozen, mask_for, round_info, start_info
 from grove_env.global_state import STATE_HIGH, STATE_SIZE, encode_state
@@ -222,11 +228,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             if options.get("deal") is not None:
                 deals.append(options["deal"])
         seeder = random.Random(seed) if seed is not None else self._seeder
-        state = seeder.getstate()
+        # Only a forced deal can be refused; the seeder's state (625 words) is saved for it.
+        state = seeder.getstate() if deals else None
         try:
             game = Game(self.rule_set, self.num_players, seed=seeder.getrandbits(64), deals=deals)
         except (ValueError, TypeError):
-            seeder.setstate(state)
+            if state is not None:
+                seeder.setstate(state)
             raise
         if seed is not None:
             self._seeder = seeder
@@ -246,8 +254,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.game
         assert game is not None
         self.agent_selection = self.possible_agents[game.current_player]
-        mask = mask_for(tuple(game.legal_actions()))
-        self._live_mask = mask
+        self._live_legal = legal_actions(game.phase, game.unseen_slot)
+        self._live_mask = mask_for(self._live_legal)
 
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -288,10 +296,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         record = game.apply_action(move)
         if record is not None:
             result = round_info(game, record)
-            counts = frozen(game.scores())
+            result["scores"] = frozen(tuple(game.scores()))
             for info in self.infos.values():
                 info.update(result)
-                info["scores"] = counts
             if self.reward_mode == "markers":
                 scores = game.scores()
                 paid = markers_rewards(self._round_start_scores, scores)
@@ -319,7 +326,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(
                 f"{agent}: action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}"
             ) from None
-        if 0 <= move < NUM_ACTIONS and self._live_mask[move]:
+        if move in self._live_legal:
             return move
         legal = self.game.legal_actions()
         if self.illegal_action == "raise":

@@ -118,11 +118,6 @@ class ObservationEncoder:
         self._order = [
             [(seat + r) % num_players for r in range(num_players)] for seat in range(num_players)
         ]
-        self._count_idx = (
-            [OFF_COLOURED + r for r in range(num_players)]
-            + [OFF_PENALTY + r for r in range(num_players)]
-            + [OFF_ROUND]
-        )
 
     def encode(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Encode what ``seat`` knows of ``game`` into ``out`` (allocated if ``None``)."""
@@ -131,7 +126,8 @@ class ObservationEncoder:
         else:
             out[:] = self.base
         n = self.num_players
-        # Every non-zero entry goes into (index, value) lists and lands in one assignment.
+        # The 0/1 entries go into one list of indices that land in one put(); the counts,
+        # a handful of scalars that are mostly zero, are written one by one where non-zero.
         idx = [
             OFF_DEALT + TILE_INDEX[game.dealt[seat]],
             OFF_RECEIVED + TILE_INDEX[game.dealt[(seat + 1) % n]],
@@ -153,13 +149,15 @@ class ObservationEncoder:
             idx.append(OFF_TO_ACT + (game.current_player - seat) % n)
         for k, (_, slot) in enumerate(game.accusations):
             idx.append(OFF_ACCUSATIONS + 3 * k + slot)
-        vals = [1.0] * len(idx)
-        order = self._order[seat]
+        out.put(idx, 1.0)
         coloured, penalty = game.coloured, game.penalty
-        vals += [coloured[s] / COUNT_SCALE for s in order]
-        vals += [penalty[s] / COUNT_SCALE for s in order]
-        vals.append((game.round - 1) / ROUND_SCALE)
-        out[idx + self._count_idx] = vals
+        for r, s in enumerate(self._order[seat]):
+            if coloured[s]:
+                out[OFF_COLOURED + r] = coloured[s] / COUNT_SCALE
+            if penalty[s]:
+                out[OFF_PENALTY + r] = penalty[s] / COUNT_SCALE
+        if game.round != 1:
+            out[OFF_ROUND] = (game.round - 1) / ROUND_SCALE
         return out
 
 

@@ -15,6 +15,10 @@ from typing import Any
 
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 
 class _DirectForwarding:
@@ -66,7 +70,8 @@ class AssertOutOfBounds(_DirectForwarding, AssertOutOfBoundsWrapper):
             # Discrete.contains, without its per-call numpy dtype inspection
             space = env.action_space(agent)
             try:
-                ok = int(action) == action and 0 <= int(action) - space.start < space.n
+                move = int(action)
+                ok = move == action and 0 <= move - space.start < space.n
             except (TypeError, ValueError, OverflowError):  # int(inf) overflows
                 ok = False
         assert ok, "action is not in action space"
@@ -114,3 +119,43 @@ class OrderEnforcing(_DirectForwarding, OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        # OrderEnforcingWrapper.step without its two super() hops; reset() is never undone,
+        # so once it has run, self.env.agents is what the checked self.agents would read.
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderIterable(self, max_iter)
+
+
+class _OrderIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _OrderIterator(self.env, self.max_iter)
+
+
+class _OrderIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` with its ``__next__`` in one call.
+
+    ``agent_iter`` refuses to start before ``reset()``, so the wrapped env's ``agents``
+    and ``agent_selection`` are read without the wrapper's reset check.
+    """
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection

@@ -212,3 +212,37 @@ def test_every_info_has_one_fixed_shape(rules: str, n: int, illegal_action: str)
             else:
                 env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
     assert seen == {(False, False), (True, False), (True, True)}
+
+
+@pytest.mark.parametrize("rules,n", TABLES)
+def test_info_arrays_cannot_be_written_and_agents_infos_are_apart(rules: str, n: int) -> None:
+    """The arrays are shared between agents (and rounds, and envs), so none may be written,
+    nor made writeable again; each agent's info dict is its own."""
+    env = grove_v1.env(num_players=n, rules=rules)
+    env.reset(seed=3)
+    rng = random.Random(3)
+    checked = 0
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        arrays = {k: v for k, v in info.items() if isinstance(v, np.ndarray)}
+        assert set(arrays) == {"suspects", "stacks", "coloured", "penalty", "scores", "ended_by"}
+        for key, array in arrays.items():
+            before = array.copy()
+            with pytest.raises(ValueError, match="read-only"):
+                array.flat[0] = not array.flat[0]
+            with pytest.raises(ValueError):
+                array.flags.writeable = True
+            assert np.array_equal(array, before) and not array.flags.writeable, key
+            checked += 1
+        others = [a for a in env.agents if a != agent]
+        if others:
+            other = env.infos[others[0]]
+            kept = {k: other[k] for k in ("round", "coloured")}
+            info["round"], info["coloured"] = -5, np.zeros(n, dtype=np.int64)
+            assert other["round"] == kept["round"] and other["coloured"] is kept["coloured"]
+            info["round"], info["coloured"] = kept["round"], kept["coloured"]
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert checked >= 6 * 10
