@@ -174,7 +174,7 @@ class VectorGame:
         np.copyto(st.tampered_slot, -1, where=games)
         np.copyto(st.accusations, -1, where=games)
         np.copyto(st.num_accusations, 0, where=games)
-        np.copyto(st.phase, Phase.LOOK, where=games)
+        np.copyto(st.phase, vr.LOOK, where=games)
         np.copyto(st.current_player, st.first_player, where=games)
 
     def _reset_games(self, games: np.ndarray) -> None:
@@ -224,7 +224,7 @@ class VectorGame:
             final_ranks=np.zeros((b, n), np.int64),
             ended_games=np.zeros(0, np.int64),
         )
-        acting = [st.phase == p for p in (Phase.LOOK, Phase.SWAP, Phase.ACCUSE)]
+        acting = [st.phase == p for p in (vr.LOOK, vr.SWAP, vr.ACCUSE)]
         if active is not None:
             acting = [games & active for games in acting]
         looking, swapping, accusing = acting
