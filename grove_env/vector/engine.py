@@ -280,9 +280,7 @@ class VectorGame:
         ended = np.flatnonzero(over | cut)
         if ended.size:
             self._finish_games(ended, over[ended], scores[:, ended], result)
-        nxt = st.first_player + 1
-        nxt[nxt == n] = 0
-        np.copyto(st.first_player, nxt, where=games & ~over)
+        np.copyto(st.first_player, vr.next_seat(n).take(st.first_player), where=games & ~over)
         # A finished game restarts from round 1 with seat 0 first; a truncated one
         # first shows its next round (as the core deals it) in its final observation.
         st.first_player[ended[over[ended]]] = 0

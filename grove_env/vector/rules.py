@@ -73,16 +73,25 @@ def accuse(st: VectorState, slots: np.ndarray, games: np.ndarray) -> np.ndarray:
     at = st.num_accusations * b  # this accusation's position, flat in accused[n, B]
     at += every
     accused = st.accusations.reshape(-1)
-    accused[at] = np.where(games, slots, accused[at])
+    accused[at] = np.where(games, slots, accused.take(at))
     at = st.current_player * b  # the accuser, flat in coloured[n, B]
     at += every
-    st.coloured.reshape(-1)[at] -= games
+    coloured = st.coloured.reshape(-1)
+    coloured[at] = coloured.take(at) - games
     st.num_accusations += games
     complete = games & (st.num_accusations == n)
-    nxt = st.current_player + 1
-    nxt[nxt == n] = 0
-    np.copyto(st.current_player, nxt, where=games & ~complete)
+    np.copyto(st.current_player, next_seat(n).take(st.current_player), where=games & ~complete)
     return complete
+
+
+@functools.cache
+def next_seat(num_players: int) -> np.ndarray:
+    """int64[n]: the seat clockwise of each seat.
+
+    >>> next_seat(4)
+    array([1, 2, 3, 0])
+    """
+    return (np.arange(num_players) + 1) % num_players
 
 
 @functools.cache
