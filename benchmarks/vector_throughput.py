@@ -13,6 +13,13 @@ like comparison). Each measurement runs for ``--seconds``; every repeat measures
 grove_v1 and each batch size in turn, so that load from other processes falls on
 all of them alike, and the table shows medians over ``--repeats``.
 
+A second table gives the batched trainer's path at ``--observe-batch`` games (4096):
+decisions per second with the acting seat's observation, without it, and their
+ratio, per wall-clock second and per CPU second of the measuring thread (the latter
+does not count time the machine gave to other processes). Its last column is the
+process's CPU time over that thread's: 1.00 means no other thread did any of the
+work (the engine and its encoder are single-threaded NumPy).
+
 Memory at the largest batch size is measured in a fresh subprocess that imports only
 the engine, builds a ``VectorGame`` and plays a few rounds with observations:
 ``tracemalloc`` peak (NumPy reports its array buffers to tracemalloc, so this is the
@@ -55,8 +62,10 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator, keys: np.ndarray
 
 def measure_vector(
     num_games: int, rules: str, players: int, seconds: float, observe: bool, seed: int = 0
-) -> float:
-    """Decisions per second of random legal play in ``num_games`` games at once."""
+) -> tuple[float, float, float]:
+    """Decisions per second of random legal play in ``num_games`` games at once, per
+    wall-clock second and per CPU second of this thread, and the process's CPU time
+    over this thread's."""
     vg = VectorGame(num_games, rules, players, seed=seed)
     rng = np.random.default_rng(seed)
     keys = np.empty((num_games, 10), dtype=np.float32)
@@ -64,7 +73,7 @@ def measure_vector(
     for _ in range(2 * (players + 2)):  # warm up: work arrays, a few round ends
         vg.step(random_actions(vg.action_masks(), rng, keys))
     steps = 0
-    start = time.perf_counter()
+    start, cpu, process = time.perf_counter(), time.thread_time(), time.process_time()
     deadline = start + seconds
     while True:
         for _ in range(players + 2):  # whole rounds, so round ends count fairly
@@ -74,7 +83,10 @@ def measure_vector(
         steps += players + 2
         now = time.perf_counter()
         if now >= deadline:
-            return steps * num_games / (now - start)
+            cpu = time.thread_time() - cpu
+            process = time.process_time() - process
+            decisions = steps * num_games
+            return decisions / (now - start), decisions / cpu, process / cpu
 
 
 def measure_aec(rules: str, players: int, seconds: float, seed: int = 0) -> float:
@@ -161,18 +173,51 @@ def memory_in_subprocess(num_games: int, rules: str, players: int) -> dict[str, 
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run(args: argparse.Namespace) -> str:
-    """Measure everything and return the report as Markdown."""
-    sizes = [int(b) for b in args.batch_sizes.split(",")]
+Measured = dict[int, dict[bool, list[tuple[float, float, float]]]]
+"""Per batch size, without and with observation: every run's :func:`measure_vector`."""
+
+
+def measure_all(args: argparse.Namespace, sizes: list[int]) -> tuple[list[float], Measured]:
+    """grove_v1's decisions per second, and the engine's at each batch size, each repeat
+    measuring everything in turn."""
     aec: list[float] = []
-    engine: dict[int, list[float]] = {b: [] for b in sizes}
-    with_obs: dict[int, list[float]] = {b: [] for b in sizes}
-    load = os.getloadavg()[0]
+    engine: Measured = {b: {False: [], True: []} for b in sizes}
     for repeat in range(args.repeats):
         aec.append(measure_aec(args.rules, args.players, args.seconds, seed=repeat))
         for b in sizes:
-            engine[b].append(measure_vector(b, args.rules, args.players, args.seconds, False))
-            with_obs[b].append(measure_vector(b, args.rules, args.players, args.seconds, True))
+            for observe in (False, True):
+                engine[b][observe].append(
+                    measure_vector(b, args.rules, args.players, args.seconds, observe)
+                )
+    return aec, engine
+
+
+def _median(runs: list[tuple[float, float, float]], i: int) -> float:
+    return statistics.median(run[i] for run in runs)
+
+
+def observe_table(b: int, runs: dict[bool, list[tuple[float, float, float]]]) -> list[str]:
+    """The trainer's path at ``b`` games: with and without the acting seat's observation."""
+    wall = [_median(runs[observe], 0) for observe in (True, False)]
+    cpu = [_median(runs[observe], 1) for observe in (True, False)]
+    threads = max(_median(runs[observe], 2) for observe in (True, False))
+    return [
+        f"The batched trainer's path at B = {b}: `observe(out=...)` of the seat to act "
+        "before every `step`, beside the same play without it:",
+        "",
+        "| games B | with observation decisions/s | without | ratio | with, per CPU s "
+        "| without, per CPU s | process / thread CPU |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {b} | {wall[0]:,.0f} | {wall[1]:,.0f} | {wall[0] / wall[1]:.2f} "
+        f"| {cpu[0]:,.0f} | {cpu[1]:,.0f} | {threads:.2f} |",
+    ]
+
+
+def run(args: argparse.Namespace) -> str:
+    """Measure everything and return the report as Markdown."""
+    sizes = args.batch_sizes
+    load = os.getloadavg()[0]
+    aec, engine = measure_all(args, sorted(set(sizes) | {args.observe_batch}))
     base = statistics.median(aec)
     lines = [
         f"{args.rules}, {args.players} players, random legal play; median of {args.repeats} "
@@ -183,9 +228,10 @@ def run(args: argparse.Namespace) -> str:
         "|---:|---:|---:|---:|---:|",
     ]
     for b in sizes:
-        e, o = statistics.median(engine[b]), statistics.median(with_obs[b])
+        e, o = _median(engine[b][False], 0), _median(engine[b][True], 0)
         lines.append(f"| {b} | {e:,.0f} | {e / base:,.1f} | {o:,.0f} | {o / base:,.1f} |")
     lines.append(f"| grove_v1 `env()` | {base:,.0f} | 1.0 | | |")
+    lines += ["", *observe_table(args.observe_batch, engine[args.observe_batch])]
     if not args.no_memory:
         big = max(sizes)
         mem = memory_in_subprocess(big, args.rules, args.players)
@@ -199,13 +245,37 @@ def run(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def batch_sizes(text: str) -> list[int]:
+    """``--batch-sizes``: comma-separated ints >= 1 (an argparse type)."""
+    try:
+        sizes = [int(b) for b in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"expected ints >= 1 separated by commas, got {text!r}")
+    return sizes
+
+
+def batch_size(text: str) -> int:
+    """``--observe-batch``: one int >= 1 (an argparse type)."""
+    sizes = batch_sizes(text)
+    if len(sizes) != 1:
+        raise argparse.ArgumentTypeError(f"expected one int >= 1, got {text!r}")
+    return sizes[0]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="classic", choices=["classic", "revised"])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)))
+    parser.add_argument(
+        "--batch-sizes", type=batch_sizes, default=list(BATCH_SIZES), help="e.g. 1,64,4096"
+    )
+    parser.add_argument(
+        "--observe-batch", type=batch_size, default=4096, help="B of the trainer's-path table"
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip the memory run")
     print(run(parser.parse_args(argv)))
 

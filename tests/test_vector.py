@@ -293,6 +293,7 @@ def test_observe_arguments() -> None:
 def test_benchmark_script_runs() -> None:
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "vector_throughput.py"
     args = ["--seconds", "0.02", "--repeats", "1", "--batch-sizes", "1,16", "--players", "3"]
+    args += ["--observe-batch", "8"]
     done = subprocess.run(
         [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120
     )
@@ -300,3 +301,12 @@ def test_benchmark_script_runs() -> None:
     assert (
         "| 16 |" in done.stdout and "grove_v1" in done.stdout and "Memory at B = 16" in done.stdout
     )
+    trainer = [line for line in done.stdout.splitlines() if line.startswith("| 8 |")]
+    assert len(trainer) == 1 and "at B = 8:" in done.stdout, done.stdout
+    cells = [float(c.replace(",", "")) for c in trainer[0].strip("| ").split(" | ")]
+    assert cells[1] > 0 and cells[2] > 0 and abs(cells[3] - cells[1] / cells[2]) <= 0.006
+    bad = subprocess.run(
+        [sys.executable, str(script), "--batch-sizes", "16,0"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "expected ints >= 1" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -5,6 +5,7 @@
 :mod:`.deals`          :class:`~.deals.Dealer`, random and forced deals of B games
 :mod:`.rules`          one round's rules on those arrays, batched over games
 :mod:`.obs`            :class:`~.obs.VectorEncoder`, observations of many seats at once
+:mod:`.obs_tables`     the observation's chunks as tables, built from its index table
 :mod:`.results`        :class:`~.results.StepResult` and :class:`~.results.RoundResults`
 :mod:`.engine`         :class:`~.engine.VectorGame`, which strings them together
 =====================  ==============================================================

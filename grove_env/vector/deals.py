@@ -37,7 +37,8 @@ class Dealer:
         self.num_games = num_games
         self.tile_values = np.array(self.rules.tiles(num_players), dtype=np.int64)
         tile_indices = VALUE_TO_INDEX[self.tile_values].astype(np.int8)
-        self._deals = tile_indices[permutation_table(len(tile_indices))]  # [tiles, tiles!]
+        # One deal per row, [tiles!, tiles]: drawing B deals reads B short rows.
+        self._deals = np.ascontiguousarray(tile_indices[permutation_table(len(tile_indices)).T])
         self._queue: np.ndarray | None = None  # forced deals [B, Q, tiles], tile indices
         self._queue_next = np.zeros(num_games, dtype=np.int64)
         self._queue_len = np.zeros(num_games, dtype=np.int64)
@@ -88,7 +89,8 @@ class Dealer:
     def deal(self, games: np.ndarray) -> np.ndarray:
         """int8[tiles, B]: a new deal (tile indices) for every game; a queued deal is
         used (and taken off the queue) only where ``games``."""
-        deal = self._deals.take(self.rng.integers(0, self._deals.shape[1], self.num_games), 1)
+        drawn = self.rng.integers(0, self._deals.shape[0], self.num_games)
+        deal = self._deals.take(drawn, axis=0).T
         if self._queue is not None:
             forced = np.flatnonzero(games & (self._queue_next < self._queue_len))
             if forced.size:

@@ -174,7 +174,7 @@ class VectorGame:
         np.copyto(st.tampered_slot, -1, where=games)
         np.copyto(st.accusations, -1, where=games)
         np.copyto(st.num_accusations, 0, where=games)
-        np.copyto(st.phase, Phase.LOOK, where=games)
+        np.copyto(st.phase, vr.LOOK, where=games)
         np.copyto(st.current_player, st.first_player, where=games)
 
     def _reset_games(self, games: np.ndarray) -> None:
@@ -224,7 +224,7 @@ class VectorGame:
             final_ranks=np.zeros((b, n), np.int64),
             ended_games=np.zeros(0, np.int64),
         )
-        acting = [st.phase == p for p in (Phase.LOOK, Phase.SWAP, Phase.ACCUSE)]
+        acting = [st.phase == p for p in (vr.LOOK, vr.SWAP, vr.ACCUSE)]
         if active is not None:
             acting = [games & active for games in acting]
         looking, swapping, accusing = acting
@@ -280,9 +280,7 @@ class VectorGame:
         ended = np.flatnonzero(over | cut)
         if ended.size:
             self._finish_games(ended, over[ended], scores[:, ended], result)
-        nxt = st.first_player + 1
-        nxt[nxt == n] = 0
-        np.copyto(st.first_player, nxt, where=games & ~over)
+        np.copyto(st.first_player, vr.next_seat(n).take(st.first_player), where=games & ~over)
         # A finished game restarts from round 1 with seat 0 first; a truncated one
         # first shows its next round (as the core deals it) in its final observation.
         st.first_player[ended[over[ended]]] = 0
