@@ -96,7 +96,7 @@ def data_file(rules: str, num_players: int, whole_game: bool = True) -> Path:
     return Path(str(resources.files("grove_env") / "data" / name))
 
 
-def public_states(observations: np.ndarray) -> np.ndarray:
+def round_start_states(observations: np.ndarray) -> np.ndarray:
     """``int64[K, 2n + 1]``: each observation's state as the round started.
 
     Coloured then penalty counts from the round's first player on, then the round.
@@ -171,7 +171,7 @@ class GameStrategy(Strategy):
 
     def rows(self, observations: np.ndarray) -> np.ndarray:
         """``float64[K, 3]``: the strategy at each observation, at its public state."""
-        states, where = np.unique(public_states(observations), axis=0, return_inverse=True)
+        states, where = np.unique(round_start_states(observations), axis=0, return_inverse=True)
         stages = np.array([self.stage_of(tuple(s)) for s in states.tolist()], dtype=np.intp)
         rows = self.probs[stages[where.ravel()], self.found(observations)]
         return rows.astype(np.float64) / PROB_SCALE  # type: ignore[no-any-return]
