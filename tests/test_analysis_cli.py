@@ -49,6 +49,18 @@ def test_solve_writes_to_the_current_folder_by_default_not_the_package(tmp_path)
     assert (tmp_path / "cfr_classic_2p.npz").is_file()
 
 
+def test_solve_whole_game_saves_what_cfr_plays_and_nashconv_measures(tmp_path):
+    path = tmp_path / "g.npz"
+    out = run("solve", "--whole-game", "--max-rounds", "3", "--out", str(path))
+    assert "whole game to round 3: 23 states" in out and "saved" in out
+    with np.load(path, allow_pickle=False) as f:
+        assert f["probs"].shape[1:] == (len(f["keys"]), 3) and int(f["max_rounds"]) == 3
+    measured = json.loads(
+        run("nashconv", "--whole-game", "--max-rounds", "3", "--agent", f"cfr:{path}", "--json")
+    )
+    assert f"NashConv {measured['nash_conv']:.2e} outcome" in out
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -57,6 +69,13 @@ def test_solve_writes_to_the_current_folder_by_default_not_the_package(tmp_path)
         (["nashconv", "--players", "7"], 2, "allows num_players in (2, 3, 4), got 7"),
         (["nashconv", "--players", "x"], 2, "'x' is not a whole number"),
         (["nashconv", "--whole-game", "--max-rounds", "0"], 2, "must be at least 1"),
+        (["nashconv", "--max-rounds", "3"], 2, "--max-rounds is for --whole-game"),
+        (
+            ["solve", "--whole-game", "--players", "3"],
+            2,
+            "solves two-player tables, got --players 3",
+        ),
+        (["solve", "--whole-game", "--out", "x.txt"], 2, "--out names a .npz file"),
         (["nashconv", "--agent", "ppo:/nonexistent"], 1, "is not a policy"),
         (["solve", "--seconds", "nan"], 2, "must be a finite number > 0, got 'nan'"),
         (["solve", "--seconds", "-3"], 2, "must be a finite number > 0"),

@@ -1,4 +1,4 @@
-"""CFR+ on one round, the shipped two-player strategies and the ``cfr`` agent."""
+"""CFR+ on one round, the shipped two-player round strategies and the ``cfr-round`` agent."""
 
 from __future__ import annotations
 
@@ -40,14 +40,15 @@ def test_a_saved_strategy_plays_back_what_was_solved(tmp_path):
 
 @pytest.mark.parametrize("rules", ["classic", "revised"])
 def test_shipped_two_player_strategy_is_within_a_thousandth_of_a_marker(rules):
-    assert data_file(rules, 2).is_file()
+    assert data_file(rules, 2, whole_game=False).is_file()
     tree = build_round_tree(rules, 2, MarkerState(first_player=1, round=3))
-    result = exploitability_of(tree, strategy_probs(tree, make_agent("cfr")))
+    result = exploitability_of(tree, strategy_probs(tree, make_agent("cfr-round")))
     assert 0.0 <= result.nash_conv <= 1e-3
 
 
-def test_cfr_agent_plays_legal_actions_at_any_marker_state():
-    agent = make_agent("cfr", seed=1)
+@pytest.mark.parametrize("spec", ["cfr", "cfr-round"])
+def test_cfr_agent_plays_legal_actions_at_any_marker_state(spec):
+    agent = make_agent(spec, seed=1)
     game = Game("revised", 2, seed=3)
     encoder = ObservationEncoder(game.rules, 2)
     while not game.terminal and game.round < 4:
@@ -59,8 +60,9 @@ def test_cfr_agent_plays_legal_actions_at_any_marker_state():
         game.apply_action(agent.act({"observation": obs, "action_mask": mask}))
 
 
-def test_cfr_agent_names_a_table_it_has_no_strategy_for():
+@pytest.mark.parametrize("spec", ["cfr", "cfr-round"])
+def test_cfr_agent_names_a_table_it_has_no_strategy_for(spec):
     game = Game("classic", 3)
     obs = ObservationEncoder(game.rules, 3).encode(game, 0)
-    with pytest.raises(ValueError, match="no solved strategy ships for classic with 3"):
-        make_agent("cfr").act({"observation": obs, "action_mask": np.array([1] * 3 + [0] * 7)})
+    with pytest.raises(ValueError, match=f"{spec}: no solved strategy ships for classic with 3"):
+        make_agent(spec).act({"observation": obs, "action_mask": np.array([1] * 3 + [0] * 7)})

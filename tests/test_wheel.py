@@ -24,3 +24,6 @@ def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     assert top == {"grove_env"}
     assert "grove_env/agents/heuristic/search.py" in names and "grove_env/vector/engine.py" in names
     assert "grove_env/web/static/index.html" in names  # the page ships as package data
+    assert {"grove_env/data/cfr_revised_2p.npz", "grove_env/data/cfr_revised_2p_game.npz"} <= set(
+        names
+    )

@@ -93,13 +93,16 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "contrarian": "grove_env.agents.scripted.styles:make_contrarian",
     "bluffer": "grove_env.agents.scripted.styles:make_bluffer",
     "cfr": "grove_env.agents.learned.cfr_agent:make",
+    "cfr-round": "grove_env.agents.learned.cfr_agent:make_round",
 }
 
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
   heuristic-trust   the first heuristic, which trusts the others' accusations
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
-  cfr        the solved two-player round (CFR+), shipped for 2-player tables
+  cfr        the solved two-player game (CFR+ round by round over the marker
+             states), shipped for 2-player tables
+  cfr-round  the solved two-player round (CFR+, markers reward), the same in every round
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
              policy .json; loads weights only, never runs code from the file
   sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN

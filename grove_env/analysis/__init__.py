@@ -6,9 +6,11 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 - :mod:`~grove_env.analysis.round_tree`: one round as arrays over deals x histories.
 - :mod:`~grove_env.analysis.policies`: any agent as action probabilities per observation.
 - :mod:`~grove_env.analysis.best_response`: exact best response and NashConv of a round.
-- :mod:`~grove_env.analysis.cfr`: CFR+ on a round; strategies saved for the ``cfr`` agent.
+- :mod:`~grove_env.analysis.cfr`: CFR+ on a round; strategies saved for ``cfr-round``.
 - :mod:`~grove_env.analysis.whole_game`: NashConv of the whole game, backward over the
   public marker states with the round as the stage.
+- :mod:`~grove_env.analysis.game_solver`: the whole game solved the same way, CFR+ on
+  each stage; strategies saved for the ``cfr`` agent.
 
 Command line: ``python -m grove_env.analysis nashconv|solve`` (see ``__main__``).
 """

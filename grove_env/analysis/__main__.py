@@ -5,8 +5,14 @@ every seat playing ``SPEC`` and each seat's best-response gain: of one round fro
 start of a game (``markers`` reward), or of the whole game (``outcome`` reward).
 ``solve --rules R --players N --seconds S [--out PATH]`` runs CFR+ on one round and saves
 the average strategy in the ``cfr`` agent's format, by default as
-``cfr_<rules>_<n>p.npz`` in the current folder (``cfr:PATH`` plays it; the strategies
-that ship are the files of ``grove_env/data/``). Both print wall time and peak memory.
+``cfr_<rules>_<n>p.npz`` in the current folder (``cfr-round:PATH`` plays it).
+``solve --whole-game --rules R --players 2 [--seconds S] [--target T] [--out PATH]``
+solves the whole game round by round (:mod:`~grove_env.analysis.game_solver`; each
+stage CFR+ to NashConv ``T`` outcome, default 3e-4, at most ``S`` seconds, default
+600) and saves it, by default as ``cfr_<rules>_2p_game.npz`` (``cfr:PATH`` plays it).
+``--max-rounds M`` (default 100, the env's) sets the round limit of either whole game.
+The strategies that ship are the files of ``grove_env/data/``. Both commands print wall
+time and peak memory.
 
 Everything is checked before the work starts (the table, the agent, which is built,
 the output path, which is proved writable): a mistake is one line on stderr, exit 2
@@ -22,7 +28,8 @@ import math
 import resource
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from grove_env.agents.cli.command_line import (
@@ -38,11 +45,15 @@ from grove_env.rules import RULE_SETS, get_rules
 
 from .best_response import exploitability
 from .cfr import save_strategy, solve
+from .game_solver import save_game_strategy, solve_game
 from .policies import policy_of
 from .round_tree import build_round_tree
 from .whole_game import whole_game_exploitability
 
 PROG = "python -m grove_env.analysis"
+SECONDS_HELP = "time limit: of the round (default 60), of each stage (--whole-game, default 600)"
+TARGET_HELP = "stop at this NashConv: of the round (default 1e-4 markers), of each stage "
+TARGET_HELP += "(--whole-game, default 3e-4 outcome)"
 
 
 def peak_mb() -> float:
@@ -85,21 +96,24 @@ def parser() -> argparse.ArgumentParser:
     p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     nc = sub.add_parser("nashconv", help="NashConv of an agent playing every seat")
-    sol = sub.add_parser("solve", help="CFR+ on one round; saves the strategy")
+    sol = sub.add_parser("solve", help="CFR+ on one round or the whole game; saves it")
     for s in (nc, sol):
         s.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
         s.add_argument("--players", type=whole(2), default=2)
     nc.add_argument(
         "--agent", default="random", help="agent spec: random, heuristic, cfr, ppo:PATH"
     )
-    nc.add_argument("--whole-game", action="store_true", help="the whole game, not one round")
-    nc.add_argument("--max-rounds", type=whole(1), default=100, help="round limit (whole game)")
+    for s in (nc, sol):
+        s.add_argument("--whole-game", action="store_true", help="the whole game, not one round")
+        s.add_argument(
+            "--max-rounds", type=whole(1), default=None, help="round limit (whole game; 100)"
+        )
     nc.add_argument("--json", action="store_true", help="print one JSON line")
-    sol.add_argument("--seconds", type=number(0.0, inclusive=False), default=60.0)
     sol.add_argument(
-        "--target", type=number(0.0, inclusive=True), default=1e-4, help="stop at this NashConv"
+        "--seconds", type=number(0.0, inclusive=False), default=None, help=SECONDS_HELP
     )
-    sol.add_argument("--out", default=None, help="default: cfr_<rules>_<n>p.npz here")
+    sol.add_argument("--target", type=number(0.0, inclusive=True), default=None, help=TARGET_HELP)
+    sol.add_argument("--out", default=None, help="default: cfr_<rules>_<n>p[_game].npz here")
     return p
 
 
@@ -108,6 +122,13 @@ def check_table(args: argparse.Namespace) -> None:
         get_rules(args.rules).check_players(args.players)
     except ValueError as exc:
         raise usage_error(str(exc)) from None
+    if args.max_rounds is not None and not args.whole_game:
+        raise usage_error("--max-rounds is for --whole-game (one round has no round limit)")
+    args.max_rounds = args.max_rounds or 100
+    if args.command == "solve" and args.whole_game and args.players != 2:
+        raise usage_error(
+            f"solve --whole-game solves two-player tables, got --players {args.players}"
+        )
 
 
 def nashconv(args: argparse.Namespace) -> dict:
@@ -149,26 +170,57 @@ def run(args: argparse.Namespace) -> int:
                 f"{out['seconds']} s, peak {out['peak_mb']} MB"
             )
         return 0
-    target: str = args.out or f"cfr_{args.rules}_{args.players}p.npz"
+    suffix = "_game" if args.whole_game else ""
+    target: str = args.out or f"cfr_{args.rules}_{args.players}p{suffix}.npz"
     if not target.endswith(".npz"):  # numpy would add the suffix to any other name
         raise usage_error(f"--out names a .npz file, got {target!r}")
     check_output(target, "--out")
     start = time.perf_counter()
-    tree = build_round_tree(args.rules, args.players)
-    solution = solve(tree, seconds=args.seconds, target=args.target)
-    note = (
-        f"CFR+ {solution.iterations} iterations in {solution.seconds:.0f} s; "
-        f"NashConv {solution.exploitability.nash_conv:.2e} markers"
-    )
-    try:
-        path = save_strategy(target, tree, solution.probs, note)
-    except OSError as exc:
-        raise CommandError(f"--out {target!r} could not be written: {exc}") from None
+    path, note = (solve_whole if args.whole_game else solve_round)(args, target)
     print(
         f"{args.rules} {args.players}p: {note}; saved {path}; "
         f"{time.perf_counter() - start:.0f} s in all, peak {peak_mb():.0f} MB"
     )
     return 0
+
+
+def solve_round(args: argparse.Namespace, target: str) -> tuple[Path, str]:
+    tree = build_round_tree(args.rules, args.players)
+    solution = solve(tree, seconds=args.seconds or 60.0, target=args.target or 1e-4)
+    note = (
+        f"CFR+ {solution.iterations} iterations in {solution.seconds:.0f} s; "
+        f"NashConv {solution.exploitability.nash_conv:.2e} markers"
+    )
+    return saved(lambda: save_strategy(target, tree, solution.probs, note), target), note
+
+
+def solve_whole(args: argparse.Namespace, target: str) -> tuple[Path, str]:
+    stage_target = 3e-4 if args.target is None else args.target
+    solution = solve_game(
+        args.rules,
+        args.players,
+        target=stage_target,
+        seconds=args.seconds or 600.0,
+        max_rounds=args.max_rounds,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    assert solution.exploitability is not None
+    note = (
+        f"whole game to round {args.max_rounds}: {solution.states.count} states, "
+        f"{len(solution.strategies)} distinct stage strategies ({solution.kept} states kept "
+        f"the one {args.players} rounds later, {solution.snapped} snapped), "
+        f"CFR+ {solution.iterations} iterations to a "
+        f"stage NashConv of {stage_target:g} (worst {solution.worst_stage:.2e}) in "
+        f"{solution.seconds:.0f} s; NashConv {solution.exploitability.nash_conv:.2e} outcome"
+    )
+    return saved(lambda: save_game_strategy(target, solution, note), target), note
+
+
+def saved(write: Callable[[], Path], target: str) -> Path:
+    try:
+        return write()
+    except OSError as exc:
+        raise CommandError(f"--out {target!r} could not be written: {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

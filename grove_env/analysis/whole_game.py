@@ -13,13 +13,20 @@ next state. The transitions come from :class:`Game` played on a deal with that c
 Observations differ between states only in the counts and the round, so each first
 player's round tree is built once and those entries are rewritten per state (a test
 checks them against the encoder).
+
+The walk is shared: :func:`public_states` lists the states (a state where the game
+cannot still be going is never listed), :func:`stage_payoff` makes a round's payoffs
+from the next states' values, and :func:`whole_game_nash_conv` goes backward asking a
+:data:`StageStrategy` for each state's strategy, given the stage with its on-policy
+payoffs: a fixed policy answers by its observations, the whole-game solver
+(:mod:`~grove_env.analysis.game_solver`) by solving that stage.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,6 +115,77 @@ def at_state(tree: RoundTree, counts: Counts, round_number: int) -> RoundTree:
     return dataclasses.replace(tree, depths=depths)
 
 
+@dataclass(frozen=True)
+class PublicStates:
+    """Every public state a game can reach from ``start``, round by round.
+
+    States where the game cannot still be going are never listed: a round that ends
+    the game leads nowhere, and nothing follows the round limit.
+    """
+
+    rules: RuleSet
+    num_players: int
+    start: MarkerState
+    max_rounds: int
+    layers: list[set[Counts]]
+    """``layers[k]``: the counts a game can hold at the start of round ``start.round + k``."""
+    steps: dict[tuple[Counts, int], Step]
+    """Where a round leads, per (counts, first player)."""
+
+    def round_of(self, k: int) -> int:
+        return self.start.round + k
+
+    def first(self, round_number: int) -> int:
+        """The first player of a round (the token moves one seat a round)."""
+        return (self.start.first_player + round_number - self.start.round) % self.num_players
+
+    def step(self, counts: Counts, round_number: int) -> Step:
+        return self.steps[(counts, self.first(round_number))]
+
+    @property
+    def begin(self) -> Counts:
+        return tuple(tuple(c) for c in self.start.counts(self.rules, self.num_players))  # type: ignore[return-value]
+
+    @property
+    def count(self) -> int:
+        return sum(len(layer) for layer in self.layers)
+
+
+def public_states(
+    rules: str | RuleSet, num_players: int, max_rounds: int = 100, start: MarkerState | None = None
+) -> PublicStates:
+    """The states reachable from ``start`` (default: the game's beginning) by ``max_rounds``."""
+    rules = get_rules(rules)
+    n = rules.check_players(num_players)
+    states = PublicStates(rules, n, start or MarkerState(), max_rounds, [], {})
+    states.layers.append({states.begin})
+    for r in range(states.start.round, max_rounds + 1):
+        following: set[Counts] = set()
+        for counts in states.layers[-1]:
+            key = (counts, states.first(r))
+            if key not in states.steps:
+                states.steps[key] = round_step(rules, n, counts, key[1])
+            following.update(c for row in states.steps[key].counts for c in row if c is not None)
+        if r < max_rounds:
+            states.layers.append(following)
+    return states
+
+
+def stage_payoff(step: Step, later: dict[Counts, np.ndarray], more: bool) -> np.ndarray:
+    """``float64[3, 3**n, n]``: a round's payoffs with the next states' values ``later``.
+
+    The ``outcome`` reward where the game ends, 0 where the round limit cuts it off
+    (``more`` is false in the last round), else ``later`` of the state it leads to.
+    """
+    payoff = step.outcome.copy()
+    if more:
+        for c, row in enumerate(step.counts):
+            for acc, nxt in enumerate(row):
+                if nxt is not None:
+                    payoff[c, acc] = later[nxt]
+    return payoff
+
+
 def whole_game_exploitability(
     rules: str | RuleSet,
     num_players: int,
@@ -121,63 +199,63 @@ def whole_game_exploitability(
     ``max_rounds`` is the env's round limit; ``deals`` rigs every round's deal (uniform
     over the list; default: a shuffle).
     """
-    rules = get_rules(rules)
-    n = rules.check_players(num_players)
+    states = public_states(rules, num_players, max_rounds, start)
+    n = states.num_players
     if callable(policies):
         policies = [policies] * n
-    start = start or MarkerState()
-    begin: Counts = tuple(tuple(c) for c in start.counts(rules, n))  # type: ignore[assignment]
-    trees = [build_round_tree(rules, n, MarkerState(first_player=f), deals) for f in range(n)]
+    trees = [
+        build_round_tree(states.rules, n, MarkerState(first_player=f), deals) for f in range(n)
+    ]
 
-    def first(r: int) -> int:
-        return (start.first_player + r - start.round) % n
+    def branches(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
+        return branch_probabilities(at_state(stage, counts, r), policies)  # type: ignore[arg-type]
 
-    steps: dict[tuple[Counts, int], Step] = {}
-    layers: list[set[Counts]] = [{begin}]
-    for r in range(start.round, max_rounds + 1):  # every state reachable, round by round
-        following: set[Counts] = set()
-        for counts in layers[-1]:
-            key = (counts, first(r))
-            if key not in steps:
-                steps[key] = round_step(rules, n, counts, first(r))
-            following.update(c for row in steps[key].counts for c in row if c is not None)
-        if r < max_rounds:
-            layers.append(following)
+    return whole_game_nash_conv(states, trees, branches)
+
+
+StageStrategy = Callable[[Counts, int, RoundTree], list[np.ndarray]]
+"""``(counts, round, stage) -> branch probabilities per depth`` of a state's round.
+
+``stage`` is the round tree of the state's first player with the state's on-policy
+payoffs (:func:`stage_payoff` of the values of the states the round leads to), so a
+solver can solve it there; its observations are those of the tree as built.
+"""
+
+
+def whole_game_nash_conv(
+    states: PublicStates, trees: list[RoundTree], strategy: StageStrategy
+) -> WholeGameExploitability:
+    """NashConv of the profile that plays ``strategy`` at each state.
+
+    ``trees[f]`` is the round tree with first player ``f`` (only its information sets
+    and chance are used). ``strategy`` is asked for each state once, from the last round
+    back to the first.
+    """
+    n = states.num_players
     later: dict[Counts, np.ndarray] = {}
     """Per state of the next round: on-policy values (n) then best-response values (n)."""
-    for k in range(len(layers) - 1, -1, -1):
-        r = start.round + k
+    for k in range(len(states.layers) - 1, -1, -1):
+        r = states.round_of(k)
+        more = r < states.max_rounds
         now: dict[Counts, np.ndarray] = {}
-        for counts in layers[k]:
-            step = steps[(counts, first(r))]
-            stage = at_state(trees[first(r)], counts, r)
-            now[counts] = _stage_values(stage, step, later, r < max_rounds, policies)
+        for counts in sorted(states.layers[k]):
+            step = states.step(counts, r)
+            stage = trees[states.first(r)]
+            on = dataclasses.replace(stage, payoff=stage_payoff(step, _part(later, 0, n), more))
+            best = dataclasses.replace(stage, payoff=stage_payoff(step, _part(later, 1, n), more))
+            probs = strategy(counts, r, on)
+            now[counts] = np.concatenate(
+                [policy_values(on, probs), [best_response_value(best, probs, s) for s in range(n)]]
+            )
         later = now
-    root = later[begin]
+    root = later[states.begin]
     return WholeGameExploitability(
         nash_conv=float(root[n:].sum() - root[:n].sum()),
         values=tuple(float(v) for v in root[:n]),
         best_response_values=tuple(float(v) for v in root[n:]),
-        states=sum(len(layer) for layer in layers),
+        states=states.count,
     )
 
 
-def _stage_values(
-    stage: RoundTree, step: Step, later: dict, more: bool, policies: list[Policy]
-) -> np.ndarray:
-    """On-policy then best-response values of one state, continuation values as payoffs."""
-    n = stage.num_players
-    probs = branch_probabilities(stage, policies)
-    out = np.zeros(2 * n)
-    for part in range(2):
-        payoff = step.outcome.copy()
-        for c, acc in itertools.product(range(3), range(3**n)):
-            nxt = step.counts[c][acc]
-            if nxt is not None and more:
-                payoff[c, acc] = later[nxt][part * n : part * n + n]
-        staged = dataclasses.replace(stage, payoff=payoff)
-        if part == 0:
-            out[:n] = policy_values(staged, probs)
-        else:
-            out[n:] = [best_response_value(staged, probs, s) for s in range(n)]
-    return out
+def _part(values: dict[Counts, np.ndarray], part: int, n: int) -> dict[Counts, np.ndarray]:
+    return {c: v[part * n : part * n + n] for c, v in values.items()}
