@@ -1,4 +1,4 @@
-"""The exact culprit posterior (grove_env.agents.trust.posterior) and the greedy agent.
+"""The exact culprit posterior (grove_env.odds, read by the agents) and the greedy agent.
 
 Posteriors are checked against values worked out by hand on forced deals: a deal lists
 the tiles dealt to seats 0..n-1, then suspect slots 0, 1, 2, the victim and (revised,
@@ -16,12 +16,8 @@ from grove_env import Game, decode
 from grove_env.actions import ACCUSE_0, KEEP, LEAVE_0
 from grove_env.agents.base import make_agent
 from grove_env.agents.scripted.greedy import GreedyAgent
-from grove_env.agents.trust.posterior import (
-    culprit_posterior,
-    posterior,
-    remove_tiles,
-    suspect_deals,
-)
+from grove_env.agents.trust.posterior import culprit_of, posterior, remove_tiles, suspect_deals
+from grove_env.odds import view_odds
 
 
 def assert_probs(got, expected) -> None:
@@ -89,10 +85,28 @@ def test_suspect_deals_and_remove_tiles():
         ((0, 5, 7), pytest.approx(1 / 3)),
         ((4, 5, 7), pytest.approx(2 / 3)),
     )
-    assert culprit_posterior((0, 4, 4), (None, 5, 7)) == pytest.approx((2 / 3, 1 / 3, 0))
+    assert view_odds((0, 4, 4), (None, 5, 7)) == pytest.approx((2 / 3, 1 / 3, 0))
     assert remove_tiles((0, 0, 2, 3), (0, None, 3)) == (0, 2)
     with pytest.raises(ValueError, match="known more often"):
         remove_tiles((2, 3), (4,))
+
+
+@pytest.mark.parametrize("unknown", [(0,), (1, 2), (0, 2), (0, 1, 2)])
+def test_view_odds_equal_the_listed_deals(unknown: tuple[int, ...]) -> None:
+    # grove_env.odds.view_odds counts fillings; suspect_deals lists ordered draws one by
+    # one: the same posterior for every pool (repeated tiles included) and hidden slots,
+    # all three slots unknown too (view_odds fills slot 0, then counts the rest).
+    rng = np.random.default_rng(len(unknown))
+    values = (0, 2, 3, 4, 5, 6, 7, 8)
+    for _ in range(40):
+        tiles = [int(v) for v in rng.choice(values[1:], size=9)]
+        tiles[rng.integers(9)] = 0  # one blank: three blank suspects is no deal
+        slots = tuple(None if s in unknown else tiles[s] for s in range(3))
+        pool = tuple(sorted(tiles[3:]))
+        listed = [0.0, 0.0, 0.0]
+        for triple, p in suspect_deals(pool, slots):
+            listed[culprit_of(triple)] += p
+        assert_probs(view_odds(pool, slots), listed)
 
 
 # --------------------------------------------------------------------- greedy agent

@@ -24,7 +24,7 @@ from grove_env.agents.scripted.styles import (
     make_style,
     marker_cost,
 )
-from grove_env.agents.trust.posterior import posterior
+from grove_env.agents.trust.posterior import culprit_of, knowledge, posterior, suspect_deals
 from grove_env.agents.views.rows import Rows
 
 DEAL = (2, 3, 4, 6, 5, 7, 8, 0)
@@ -232,8 +232,9 @@ def test_batch_and_single_decisions_agree(rules: str, n: int) -> None:
 
 @pytest.mark.parametrize(("rules", "n"), TABLES)
 def test_culprit_counts_are_the_exact_posterior(rules: str, n: int) -> None:
-    # The integer odds over their total equal the enumerating posterior of
-    # grove_env.agents.trust.posterior, the first player's two unknown slots after a swap included.
+    # The integer odds over their total equal the posterior worked out by listing every
+    # suspect triple the seat's view allows (trust.posterior.suspect_deals, ordered draws
+    # one by one), the first player's two unknown slots after a swap included.
     from grove_env.agents.arena.match import decision_positions
 
     obs, _ = decision_positions(rules, n, 300, seed=5)
@@ -241,7 +242,11 @@ def test_culprit_counts_are_the_exact_posterior(rules: str, n: int) -> None:
     accuse = np.flatnonzero(rows.phase == 2)
     counts = rows.counts[accuse]
     for row, c in zip(obs[accuse], counts):
-        assert (c / c.sum()).tolist() == pytest.approx(posterior(decode(row)))
+        listed = [0.0, 0.0, 0.0]
+        for triple, p in suspect_deals(*knowledge(decode(row))):
+            listed[culprit_of(triple)] += p
+        assert (c / c.sum()).tolist() == pytest.approx(listed)
+        assert posterior(decode(row)) == pytest.approx(listed)
 
 
 @pytest.mark.parametrize(
@@ -253,7 +258,7 @@ def test_culprit_counts_tables_equal_the_counting(copies: tuple[int, ...], table
     # one, two or three slots unknown) must give what counting it gives. Pools of one
     # copy of each tile, two blanks (revised, 5 players) or more copies of one tile use
     # the tables; pools that would need too large a table (two of every tile) are counted.
-    from grove_env.agents.views.rows import count_tables, counted_fillings, culprit_counts
+    from grove_env.odds import count_tables, counted_fillings, culprit_counts
 
     rng = np.random.default_rng(len(copies) + sum(copies))
     pool = rng.integers(0, np.array(copies) + 1, size=(400, 6, 8))

@@ -74,3 +74,16 @@ def test_features_extractor_appends_to_the_observation() -> None:
     extra = extra_features(torch.as_tensor(obs)).numpy()
     np.testing.assert_allclose(extra[:, :3].sum(1), 1.0, atol=1e-5)
     assert (extra[:, 3:6] >= 0).all() and (extra[:, 6] <= 0.6).all()
+
+
+def test_culprit_odds_of_a_mixed_batch_are_each_tables_own() -> None:
+    # The odds read only a row's own view, so rows of every table in one batch get the
+    # same odds as in a batch of their table alone (the all-tables network mixes them).
+    parts = [
+        np.array([o for _, _, o in itertools.islice(positions(rules, n, 4, 7), 60)])
+        for rules, n in [("classic", 2), ("revised", 5), ("classic", 4), ("revised", 3)]
+    ]
+    mixed = culprit_odds(torch.as_tensor(np.concatenate(parts))).numpy()
+    alone = np.concatenate([culprit_odds(torch.as_tensor(p)).numpy() for p in parts])
+    assert np.array_equal(mixed, alone)
+    assert len({tuple(r) for r in mixed.round(6)}) > 10  # the rows differ: not all uniform

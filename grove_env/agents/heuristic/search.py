@@ -44,13 +44,14 @@ from functools import lru_cache
 import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
+from grove_env.odds import posterior
 from grove_env.rules import CulpritMarkers, RuleSet
 from grove_env.vector.rules import resolution_table
 
 from ..base import check_params, parse_options
 from ..views.possible_deals import deals
 from ..views.row_agent import RowAgent
-from ..views.rows import Rows, posterior
+from ..views.rows import Rows
 from .style_model import STYLES, later_paths, likelihoods
 
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from grove_env.odds import culprit_counts
 from grove_env.rules import RuleSet
 
 from ..scripted.styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, lowest, stack_key
 from ..views.possible_deals import Deals
-from ..views.rows import Rows, counts_of, culprit_counts, hot
+from ..views.rows import Rows, counts_of, hot
 
 STYLES: tuple[str, ...] = ACCUSERS
 """The deterministic styles of the mixture, in the order of its style axis."""

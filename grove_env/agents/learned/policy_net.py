@@ -57,75 +57,29 @@ import numpy as np
 import torch
 from torch import nn
 
-from grove_env.observation import (
-    NUM_TILE_VALUES,
-    OFF_ACCUSATIONS,
-    OFF_DEALT,
-    OFF_PHASE,
-    OFF_PLAYERS,
-    OFF_RECEIVED,
-    OFF_SEEN,
-    OFF_SPARE,
-    OFF_TILES_IN_PLAY,
-    OFF_VICTIM,
-)
-from grove_env.resolution import CULPRIT_TABLE
+from grove_env.observation import OFF_ACCUSATIONS, OFF_PHASE, OFF_PLAYERS
+from grove_env.odds import culprit_counts
 from grove_env.rules import MAX_PLAYERS
 
 from ..heuristic.advice import ADVICE_SIZE, advised
+from ..views.rows import own_views
 from .actor import Actor
 
 NUM_EXTRA = 7
 FEATURE_KINDS = ("observation", "culprit_odds", "advice")
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
-T = NUM_TILE_VALUES
-
-
-def _culprit_tables() -> tuple[torch.Tensor, ...]:
-    """The culprit table ``[T, T, T, 3]`` (one-hot culprit slot of every triple of tile
-    indices, zero if none: :data:`grove_env.resolution.CULPRIT_TABLE`) and its three
-    diagonals where two slots hold the same tile."""
-    slots = torch.as_tensor(CULPRIT_TABLE.astype(np.int64))
-    table = (slots[..., None] == torch.arange(3)).to(torch.float32)
-    i = torch.arange(T)
-    return table, table[i, i], table[i, :, i], table[:, i, i]
-
-
-CULPRIT_TABLES = _culprit_tables()
 
 
 def culprit_odds(obs: torch.Tensor) -> torch.Tensor:
-    """``[B, 3]`` probability that each suspect slot holds the culprit (module docstring).
-
-    A slot's tile is a one-hot where seen, else the counts of the unseen tiles; the
-    triple product is contracted with the culprit table one slot at a time, minus, for
-    two unseen slots, the placements that would use one tile twice.
-    """
-    table, same01, same02, same12 = (t.to(obs.device, obs.dtype) for t in CULPRIT_TABLES)
-    b = obs.shape[0]
-    seen = obs[:, OFF_SEEN : OFF_SEEN + 3 * T].reshape(b, 3, T)
-    counts = obs[:, OFF_TILES_IN_PLAY : OFF_TILES_IN_PLAY + T] * 2.0
-    for off in (OFF_DEALT, OFF_RECEIVED, OFF_SPARE, OFF_VICTIM):
-        counts = counts - obs[:, off : off + T]
-    counts = (counts - seen.sum(1)).clamp(min=0.0)
-    known = seen.sum(2) > 0.5
-    unseen = (~known).to(obs.dtype)
-    a0, a1, a2 = torch.where(known[:, :, None], seen, counts[:, None, :]).unbind(1)
-    odds = torch.einsum(
-        "bi,bic->bc", a0, torch.einsum("bj,bijc->bic", a1, torch.einsum("bk,ijkc->bijc", a2, table))
-    )
-    odds = odds - (unseen[:, 0] * unseen[:, 1])[:, None] * torch.einsum(
-        "bi,bk,ikc->bc", counts, a2, same01
-    )
-    odds = odds - (unseen[:, 0] * unseen[:, 2])[:, None] * torch.einsum(
-        "bi,bj,ijc->bc", counts, a1, same02
-    )
-    odds = odds - (unseen[:, 1] * unseen[:, 2])[:, None] * torch.einsum(
-        "bi,bj,ijc->bc", a0, counts, same12
-    )
-    total = odds.sum(1, keepdim=True)
-    usable = (total > 0) & (unseen.sum(1, keepdim=True) < 3)
-    return torch.where(usable, odds / total.clamp(min=1e-9), torch.full_like(odds, 1.0 / 3.0))
+    """``[B, 3]`` probability that each suspect slot holds the culprit (module docstring):
+    :func:`grove_env.odds.culprit_counts` of the seat's view over their total, and 1/3
+    each where nothing is counted (all three slots unseen). It is an input, not a
+    weight: computed in NumPy, without gradient, on the rows' own device afterwards."""
+    pool, seen = own_views(obs.detach().cpu().numpy())
+    counts = culprit_counts(pool, seen)
+    total = counts.sum(axis=1, keepdims=True)
+    odds = np.where(total > 0, counts / np.maximum(total, 1), 1.0 / 3.0)
+    return torch.as_tensor(odds, dtype=obs.dtype, device=obs.device)
 
 
 def extra_features(obs: torch.Tensor) -> torch.Tensor:

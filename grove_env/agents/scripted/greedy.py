@@ -3,7 +3,7 @@
 The simplest agent that uses what it knows. It leaves slot 0 unseen when it is the
 first player (before anyone looks, the slots are exchangeable), never swaps the
 victim, and accuses the slot with the highest exact culprit odds
-(:func:`grove_env.agents.views.rows.culprit_counts`), ties going to the lowest slot. It ignores
+(:func:`grove_env.odds.culprit_counts`), ties going to the lowest slot. It ignores
 the stacks, so it happily tops a large innocent stack; :mod:`grove_env.agents.heuristic.search`
 does not. It is one of the styles of :mod:`grove_env.agents.scripted.styles`, which states its
 rule.

@@ -1,7 +1,7 @@
 """Rule-based playing styles: ``greedy`` and the gauntlet's styles, each one small idea.
 
 A style decides from a seat's *view* alone: its exact culprit odds
-(:func:`grove_env.agents.views.rows.culprit_counts`), the stacks already under each slot,
+(:func:`grove_env.odds.culprit_counts`), the stacks already under each slot,
 the slot accused just before it and how many seats still accuse after it this round.
 :func:`accusation` states each style's accusation once, for arrays of views; the style
 agents apply it to their own observations, and the heuristic
@@ -56,10 +56,11 @@ from __future__ import annotations
 import numpy as np
 
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0
+from grove_env.odds import culprit_counts
 from grove_env.rules import CulpritMarkers, RuleSet, Scoring
 
 from ..views.row_agent import RowAgent
-from ..views.rows import Rows, culprit_counts
+from ..views.rows import Rows
 
 ACCUSERS: tuple[str, ...] = (
     "greedy",
@@ -161,7 +162,7 @@ def accusation(
 ) -> np.ndarray:
     """``int[...]``: the slot a seat of ``style`` accuses (see the module docstring).
 
-    ``counts`` (``int[..., 3]``) are its :func:`~grove_env.agents.views.rows.culprit_counts`,
+    ``counts`` (``int[..., 3]``) are its :func:`~grove_env.odds.culprit_counts`,
     ``heights`` (``int[..., 3]``) the stacks before it, ``previous`` (``int[...]``) the
     slot accused just before it (``-1``: it is the round's first accuser), ``later`` the
     seats after it, ``legal`` (``bool[..., 3]``; ``None``: all three) the slots it may

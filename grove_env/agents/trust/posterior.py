@@ -1,4 +1,4 @@
-"""Exact culprit posteriors from what a seat knows, for the baseline agents.
+"""What a seat knows, as small tuples of tile values, and the deals it allows.
 
 A round deals the rule set's tiles uniformly at random, so given what a seat knows,
 every deal consistent with it is equally likely. Only the suspects decide the culprit,
@@ -8,11 +8,14 @@ tiles, the face-up spare, the suspects it saw, the victim after its own swap). T
 places the seat cannot see (other seats' tiles, the victim, unseen slots) share the pool
 exchangeably, so enumerating ordered draws for the unknown slots is exact.
 
-Everything is keyed on small hashable tuples and cached with :func:`functools.lru_cache`,
-so a position seen before costs a dictionary look-up.
+The culprit odds of such a view are :func:`grove_env.odds.view_odds` (written once,
+for every agent); :func:`suspect_deals` gives the whole distribution of the suspect
+triple, which the trusting belief reweighs. Everything is keyed on small hashable tuples
+and cached with :func:`functools.lru_cache`, so a position seen before costs a dictionary
+look-up.
 
 >>> pool = (0, 4, 5, 8)                     # classic 4p: tiles 0,2..8 minus 2, 3, 6, 7
->>> culprit_posterior(pool, (None, 6, 7))   # slot 0 unseen: a 5 or 8 there is guilty
+>>> view_odds(pool, (None, 6, 7))           # slot 0 unseen: a 5 or 8 there is guilty
 (0.5, 0.0, 0.5)
 """
 
@@ -23,6 +26,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from grove_env.observation import DecodedObservation
+from grove_env.odds import view_odds
 from grove_env.resolution import culprit_slot
 
 Slots = tuple[int | None, int | None, int | None]
@@ -91,15 +95,6 @@ def suspect_deals(pool: tuple[int, ...], slots: Slots) -> Deals:
     return tuple(sorted(weights.items()))
 
 
-@lru_cache(maxsize=1 << 16)
-def culprit_posterior(pool: tuple[int, ...], slots: Slots) -> tuple[float, float, float]:
-    """``P(culprit is slot s)`` for s = 0, 1, 2, uniform over deals consistent with ``slots``."""
-    p = [0.0, 0.0, 0.0]
-    for triple, w in suspect_deals(pool, slots):
-        p[culprit_of(triple)] += w
-    return p[0], p[1], p[2]
-
-
 def posterior(d: DecodedObservation) -> tuple[float, float, float]:
-    """The observing seat's exact culprit posterior, uniform over consistent deals."""
-    return culprit_posterior(*knowledge(d))
+    """The observing seat's exact culprit posterior (:func:`grove_env.odds.view_odds`)."""
+    return view_odds(*knowledge(d))

@@ -23,9 +23,10 @@ import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
+from grove_env.odds import view_odds
 from grove_env.rules import Scoring
 
-from .posterior import Slots, Triple, culprit_of, culprit_posterior, remove_tiles
+from .posterior import Slots, Triple, culprit_of, remove_tiles
 
 Sizes = tuple[int, int, int]
 
@@ -98,7 +99,7 @@ def peeked_posteriors(
     rest = remove_tiles(public, (*triple, *holds, *excluded))
     out = []
     for extra, w in draws(rest, 2 - len(holds)):
-        q = culprit_posterior(remove_tiles(public, (*seen, *holds, *extra)), slots)
+        q = view_odds(remove_tiles(public, (*seen, *holds, *extra)), slots)
         out.append((q, w))
     return tuple(out)
 

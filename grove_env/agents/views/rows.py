@@ -4,12 +4,11 @@ The batched agents decide for ``K`` observations at once. :class:`Rows` reads th
 fields of :mod:`grove_env.observation` out of ``float[K, 125]`` rows of one table (one
 rule set and player count, which :func:`tables` splits a mixed batch into), tiles as
 indices into :data:`~grove_env.rules.TILE_VALUES` and ``-1`` where a tile or slot is not
-known. :func:`culprit_counts` gives the exact culprit odds of a *view*: the tiles a
-seat does not know (``pool``, counts per tile value) and what it saw in each suspect
-slot. Every unknown slot holds a draw without replacement from the pool, so the odds
-are a small sum over the pool's tile values, in integers; it is the same arithmetic
+known. :attr:`Rows.pool` and :attr:`Rows.seen` are a seat's *view*, and
+:func:`grove_env.odds.culprit_counts` its exact culprit odds; it is the same arithmetic
 for the seat that observes and for the seats an agent models, so a model of a style
-reproduces that style's decisions exactly.
+reproduces that style's decisions exactly. (``culprit_counts`` and ``posterior`` are
+re-exported here for the agents that read rows.)
 
 >>> from grove_env.core import Game
 >>> from grove_env.observation import ObservationEncoder
@@ -18,15 +17,15 @@ reproduces that style's decisions exactly.
 >>> rows = Rows.of(ObservationEncoder(g.rules, 4).encode(g, 0)[None])
 >>> rows.seen.tolist(), rows.pool.sum(axis=1).tolist()
 ([[-1, 6, 7]], [4])
->>> rows.counts.tolist(), posterior(rows.counts).tolist()  # slot 0 is 0, 4, 5 or 6
-([[1, 0, 3]], [[0.25, 0.0, 0.75]])
+>>> rows.counts.tolist()                # slot 0 is 0, 4, 5 or 6: 5 there is guilty
+[[1, 0, 3]]
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 
@@ -50,145 +49,8 @@ from grove_env.observation import (
     ROUND_SCALE,
     rules_features,
 )
-from grove_env.resolution import CULPRIT_TABLE
-from grove_env.rules import MAX_PLAYERS, RULE_SETS, TILE_VALUES, RuleSet
-
-NUM_VALUES = len(TILE_VALUES)
-
-
-def _guilt_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``(one, two)``: the culprit slot (``-1``: none) of every filling of unknown slots.
-
-    ``one[h, a, b, v]``: tile ``v`` in slot ``h`` and tiles ``a``, ``b`` in the other two
-    slots (in slot order); ``two[r, a, v * 8 + w]``: tile ``a`` in slot ``r`` and tiles
-    ``v``, ``w`` in the other two. Tile indices into ``TILE_VALUES``.
-    """
-    c = CULPRIT_TABLE
-    one = np.stack([c.transpose(1, 2, 0), c.transpose(0, 2, 1), c])  # [h, a, b, v]
-    two = np.stack([c, c.transpose(1, 0, 2), c.transpose(2, 0, 1)])  # [r, a, v, w]
-    return np.ascontiguousarray(one), np.ascontiguousarray(two.reshape(3, NUM_VALUES, -1))
-
-
-ONE_UNKNOWN, TWO_UNKNOWN = _guilt_tables()
-for _table in (ONE_UNKNOWN, TWO_UNKNOWN):
-    _table.flags.writeable = False
-
-
-def tally(weights: np.ndarray, guilty: np.ndarray) -> np.ndarray:
-    """``int[..., 3]``: the summed ``weights`` of the fillings whose culprit is each slot
-    (``guilty``: the culprit slot per filling along the last axis, ``-1`` for none)."""
-    lead = guilty.shape[:-1]
-    cells = np.arange(int(np.prod(lead)))[:, None] * 4 + 1
-    bins = (cells + guilty.reshape(len(cells), -1)).reshape(-1)
-    total = np.bincount(bins, weights.reshape(-1).astype(np.float64), minlength=4 * len(cells))
-    return total.reshape(*lead, 4)[..., 1:].astype(np.int32)
-
-
-def one_unknown_counts(
-    pool: np.ndarray, hidden: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> np.ndarray:
-    """``int[..., 3]``: :func:`culprit_counts` of a view that misses slot ``hidden`` only
-    and saw tiles ``a`` and ``b`` in the other two slots (slot order)."""
-    return tally(pool, ONE_UNKNOWN[hidden, a, b])
-
-
-def counted_fillings(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """:func:`culprit_counts` worked out view by view (the tables of
-    :func:`count_tables` are filled with it); ``pool`` and ``seen`` share their leading
-    shape."""
-    pool = np.asarray(pool, dtype=np.int16)
-    unknown = seen < 0
-    hidden = unknown.sum(axis=-1)
-    safe = np.maximum(seen, 0)
-    counts = np.zeros((*seen.shape[:-1], 3), dtype=np.int32)
-    none = hidden == 0
-    if none.any():
-        s = safe[none]
-        counts[none] = np.eye(3, dtype=np.int32)[CULPRIT_TABLE[s[:, 0], s[:, 1], s[:, 2]]]
-    one = hidden == 1
-    if one.any():
-        s, h = safe[one], unknown[one].argmax(axis=-1)
-        a = np.where(h == 0, s[:, 1], s[:, 0])
-        b = np.where(h == 2, s[:, 1], s[:, 2])
-        counts[one] = one_unknown_counts(pool[one], h, a, b)
-    two = hidden == 2
-    if two.any():
-        p, s = pool[two], safe[two]
-        r = (~unknown[two]).argmax(axis=-1)
-        a = s[np.arange(len(s)), r]
-        pairs = (p[:, :, None] * p[:, None, :]).reshape(len(p), -1)
-        pairs[:, :: NUM_VALUES + 1] -= p  # a tile drawn twice must be there twice
-        counts[two] = tally(pairs, TWO_UNKNOWN[r, a])
-    return counts
-
-
-SEEN_PLACE = 9 ** np.arange(3)
-"""The place of each slot's ``seen + 1`` (``0`` unknown, ``1 .. 8`` a tile) in a view's code."""
-
-TABLE_LIMIT = 1 << 22
-"""The most entries (views) of one :func:`count_tables`; pools with more copies of a
-tile than that allows are counted view by view."""
-
-
-@lru_cache(maxsize=16)
-def count_tables(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """``(place, table)``: the culprit counts of every view whose pool holds fewer than
-    ``radix[v]`` tiles of each value ``v``.
-
-    A view is coded ``sum((seen[s] + 1) * 9 ** s) * P + sum(pool[v] * place[v])`` with
-    ``P = prod(radix)``; ``table[code]`` is its :func:`counted_fillings`. The registered
-    rule sets have at most two copies of a tile, so ``P`` is at most 384.
-    """
-    place = np.cumprod((1, *radix[:-1])).astype(np.int64)
-    size = int(np.prod(radix))
-    pools = (np.arange(size)[:, None] // place) % np.array(radix)  # [P, 8]
-    seen = (np.arange(9**3)[:, None] // SEEN_PLACE) % 9 - 1  # [729, 3]
-    table = counted_fillings(
-        np.broadcast_to(pools, (len(seen), size, NUM_VALUES)).reshape(-1, NUM_VALUES),
-        np.repeat(seen, size, axis=0),
-    )
-    for a in (place, table):
-        a.flags.writeable = False
-    return place, table
-
-
-def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """``int[..., 3]``: per slot, how many fillings of the unknown slots make it guilty.
-
-    ``pool`` (``int[..., 8]``) counts the tiles the seat does not know by value;
-    ``seen`` (``int[..., 3]``) is the tile index it saw per slot, ``-1`` where unknown.
-    Each unknown slot holds a draw without replacement from the pool, and every ordered
-    draw is equally likely, so the counts over their sum are the seat's exact culprit
-    posterior (:func:`posterior`). Integers, so that seats compare their odds exactly.
-    A view with no unknown slot counts its culprit once; one with three (before the
-    look) is not a decision the agents price and gets zeros. ``pool`` and ``seen``
-    broadcast together. The counts are read from :func:`count_tables` (a few look-ups
-    per view, whatever its kind), or counted view by view (:func:`counted_fillings`)
-    where the pools would need too large a table.
-    """
-    pool = np.asarray(pool, dtype=np.int16)
-    seen = np.asarray(seen)
-    lead = np.broadcast_shapes(pool.shape[:-1], seen.shape[:-1])
-    if pool.size == 0 or seen.size == 0:
-        return np.zeros((*lead, 3), dtype=np.int32)
-    flat = pool.reshape(-1, NUM_VALUES)
-    if flat.max() < 2:
-        radix: tuple[int, ...] = (2,) * NUM_VALUES
-    else:
-        radix = tuple(int(r) for r in np.maximum(flat.max(axis=0) + 1, 2))
-    if flat.min() < 0 or 9**3 * int(np.prod(radix)) > TABLE_LIMIT:
-        return counted_fillings(
-            np.broadcast_to(pool, (*lead, NUM_VALUES)), np.broadcast_to(seen, (*lead, 3))
-        )
-    place, table = count_tables(radix)
-    seen_code = (seen.astype(np.int64) + 1) @ SEEN_PLACE
-    return table.take(seen_code * (len(table) // 9**3) + pool @ place, axis=0)
-
-
-def posterior(counts: np.ndarray) -> np.ndarray:
-    """``float[..., 3]``: culprit counts as probabilities (zeros where nothing is counted)."""
-    total = counts.sum(axis=-1, keepdims=True)
-    return counts / np.maximum(total, 1)
+from grove_env.odds import NUM_VALUES, culprit_counts
+from grove_env.rules import MAX_PLAYERS, RULE_SETS, RuleSet
 
 
 def tile_index(block: np.ndarray) -> np.ndarray:
@@ -238,6 +100,14 @@ def tables(obs: np.ndarray) -> list[tuple[RuleSet, int, np.ndarray]]:
         rows = np.flatnonzero(kinds == kind)
         out.append((rules_of(obs[rows[0]]), int(kind >> 20), rows))
     return out
+
+
+def own_views(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(pool int[K, 8], seen int[K, 3])`` of observation rows of any tables: the view of
+    each row's own seat that :func:`grove_env.odds.culprit_counts` reads (neither field
+    depends on the table, so a mixed batch needs no split)."""
+    rows = Rows.of(obs)
+    return rows.pool, rows.seen
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,5 +209,5 @@ class Rows:
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """``int[K, 3]``: this seat's :func:`culprit_counts`."""
+        """``int[K, 3]``: this seat's :func:`~grove_env.odds.culprit_counts`."""
         return culprit_counts(self.pool, self.seen)
