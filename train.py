@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NoReturn
 
+from grove_env.agents.cli.command_line import Parser
 from grove_env.agents.learned.policy_files import ModelFileError
 from grove_env.training.config import (
     ConfigError,
@@ -31,14 +31,10 @@ from grove_env.training.run_dir import RunDirError
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """A usage error in one line (argparse's default adds the whole usage)."""
-        self.exit(EXIT_USAGE, f"usage error: {message} (see python train.py --help)\n")
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = _Parser(description=__doc__.split("\n\n")[0])
+    parser = Parser(
+        prog="python train.py", description=__doc__.split("\n\n")[0], label="usage error"
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/ and grove_env.training.config)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")

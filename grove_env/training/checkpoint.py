@@ -47,9 +47,9 @@ from grove_env.agents.learned.policy_files import (
     POLICY,
     ModelFileError,
     checkpoints,
-    one_line,
 )
 from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
+from grove_env.messages import describe
 from grove_env.training.config import TrainConfig
 from grove_env.training.run_dir import atomic_write_text
 
@@ -154,7 +154,7 @@ def read_state(ckpt: Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {str(ckpt)!r} has no state.json") from None
     except (OSError, ValueError) as e:
         raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: state.json is corrupt ({one_line(e)})"
+            f"checkpoint {str(ckpt)!r}: state.json is corrupt ({describe(e)})"
         ) from None
     if not isinstance(meta, dict) or "step" not in meta or not isinstance(meta.get("config"), dict):
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json lacks step/config")
@@ -175,10 +175,10 @@ def read_tensors(path: Path, device: str | torch.device = "cpu") -> tuple[dict, 
         raise CheckpointError(f"no model file at {str(path)!r}") from None
     except KeyError as e:  # a cut zip can show the directory of one it holds (policy.pth)
         raise CheckpointError(
-            f"{str(path)!r} is truncated or not a MaskablePPO zip ({one_line(e)})"
+            f"{str(path)!r} is truncated or not a MaskablePPO zip ({describe(e)})"
         ) from None
     except Exception as e:  # a damaged zip or tensor file fails in many ways
-        raise CheckpointError(f"{str(path)!r} is corrupt or unreadable: {one_line(e)}") from None
+        raise CheckpointError(f"{str(path)!r} is corrupt or unreadable: {describe(e)}") from None
 
 
 def read_pool(ckpt: Path) -> dict:
@@ -189,7 +189,7 @@ def read_pool(ckpt: Path) -> dict:
         raise CheckpointError(f"checkpoint {str(ckpt)!r} has no pool.pt") from None
     except Exception as e:  # torch raises many kinds for a damaged file
         raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: pool.pt is corrupt ({one_line(e)})"
+            f"checkpoint {str(ckpt)!r}: pool.pt is corrupt ({describe(e)})"
         ) from None
 
 
@@ -225,7 +225,7 @@ def load(ckpt: Path, model: Any, cfg: TrainConfig) -> tuple[Any, dict, dict]:
         model.policy.optimizer.load_state_dict(optimizer)
     except Exception as e:  # shapes or keys of another network
         raise CheckpointError(
-            f"checkpoint {str(ckpt / 'model.zip')!r} does not fit this run's network: {one_line(e)}"
+            f"checkpoint {str(ckpt / 'model.zip')!r} does not fit this run's network: {describe(e)}"
         ) from None
     model.num_timesteps = int(meta["step"])
     model._n_updates = int(meta.get("n_updates", 0))
@@ -263,7 +263,7 @@ def upgrade_best(run_dir: Path, cfg: TrainConfig) -> bool:
         actor.load_state_dict(actor_weights(weights))
     except RuntimeError as e:
         raise CheckpointError(
-            f"{str(run_dir / BEST)!r} does not fit its run: {one_line(e)}"
+            f"{str(run_dir / BEST)!r} does not fit its run: {describe(e)}"
         ) from None
     save_policy(actor, card, run_dir / BEST_POLICY)
     return True

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic_core import ErrorDetails
 
+from grove_env.messages import one_line
+
 
 class ConfigError(ValueError):
     """A configuration problem, with a message that names the key and what is allowed."""
@@ -34,8 +36,7 @@ def shown(value: Any) -> str:
 
 def problem(e: Exception) -> str:
     """A parser's complaint on one line, cut to a readable length."""
-    text = " ".join(str(e).split())
-    return text if len(text) <= 200 else text[:200] + "..."
+    return one_line(e, limit=200)
 
 
 # ----------------------------------------------------------------- one-line errors

@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 import grove_env
+from grove_env.messages import one_line
 from grove_env.training.config import TrainConfig, dump_config, shown
 
 
@@ -180,7 +181,7 @@ def _bad_cell(row: dict) -> str | None:
 
 
 def _why(e: BaseException) -> str:
-    return e.strerror if isinstance(e, OSError) and e.strerror else " ".join(str(e).split())
+    return e.strerror if isinstance(e, OSError) and e.strerror else one_line(e)
 
 
 def read_run_info(run_dir: Path) -> dict:

@@ -36,6 +36,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from grove_env.messages import describe, one_line
+
 from ..base import SPEC_HELP, Agent, agent_names, make_agent, parse_spec
 from ..learned.policy_files import ModelFileError
 
@@ -74,22 +76,21 @@ def usage_error(message: str) -> CommandError:
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse`` whose usage errors are one line (no usage block) and exit 2."""
+    """``argparse`` whose usage errors are one line (no usage block) and exit 2.
+
+    The line reads ``PROG: error: PROBLEM (see --help)``; a command line whose other
+    errors have a label of their own (``train.py``'s ``config error:``) passes
+    ``label="usage error"`` and reads ``usage error: PROBLEM (see PROG --help)``.
+    """
+
+    def __init__(self, *args: Any, label: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.label = label
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USAGE, f"{self.prog}: error: {one_line(message)} (see --help)\n")
-
-
-def one_line(text: object, limit: int = 400) -> str:
-    """``text`` (say, an exception's message) on one line of at most ``limit`` characters."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def describe(exc: BaseException) -> str:
-    """An exception as one line: its message, or its kind when it has none."""
-    message = one_line(exc)
-    return message if message else type(exc).__name__
+        where = f"{self.label}: " if self.label else f"{self.prog}: error: "
+        hint = f"{self.prog} --help" if self.label else "--help"
+        self.exit(USAGE, f"{where}{one_line(message)} (see {hint})\n")
 
 
 def run_command(prog: str, body: Callable[[], int]) -> int:

@@ -31,12 +31,6 @@ class ModelFileError(ValueError):
     """A saved model or policy is missing, corrupt, unsafe to load, or not for this game."""
 
 
-def one_line(error: BaseException) -> str:
-    """An exception's message on one line (torch's may span several), at most 300 chars."""
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
 def checkpoints(run_dir: Path) -> list[Path]:
     """The complete checkpoint folders of a run, newest first."""
     folder = Path(run_dir) / CHECKPOINTS

@@ -48,10 +48,11 @@ from typing import Any
 import torch
 
 from grove_env.actions import NUM_ACTIONS
+from grove_env.messages import describe
 from grove_env.observation import OBS_SIZE
 
 from .actor import Actor
-from .policy_files import ModelFileError, one_line
+from .policy_files import ModelFileError
 from .policy_net import ACTIVATIONS, FEATURE_KINDS, actor_shapes, build_actor, input_size
 
 FORMAT = "grove-policy"
@@ -214,7 +215,7 @@ def read_card(path: Path) -> tuple[PolicyCard, str]:
     except FileNotFoundError:
         raise ModelFileError(f"no policy card at {str(path)!r}") from None
     except (OSError, ValueError, TypeError, RecursionError) as e:
-        raise ModelFileError(f"policy card {str(path)!r} is unusable: {one_line(e)}") from None
+        raise ModelFileError(f"policy card {str(path)!r} is unusable: {describe(e)}") from None
     return card, sha
 
 
@@ -229,7 +230,7 @@ def load_policy(path: Path) -> tuple[Actor, PolicyCard]:
     try:
         weights = weights_path.read_bytes()
     except OSError as e:
-        raise ModelFileError(f"policy weights {str(weights_path)!r}: {one_line(e)}") from None
+        raise ModelFileError(f"policy weights {str(weights_path)!r}: {describe(e)}") from None
     if hashlib.sha256(weights).hexdigest() != sha:
         raise ModelFileError(
             f"policy weights {str(weights_path)!r} are not the ones its card was written for "
@@ -242,7 +243,7 @@ def load_policy(path: Path) -> tuple[Actor, PolicyCard]:
         actor.load_state_dict(state, strict=True)
     except Exception as e:  # torch raises many kinds for foreign or damaged data
         raise ModelFileError(
-            f"policy weights {str(weights_path)!r} do not fit its card: {one_line(e)}"
+            f"policy weights {str(weights_path)!r} do not fit its card: {describe(e)}"
         ) from None
     actor.requires_grad_(False)
     actor.eval()

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from grove_env.actions import NUM_ACTIONS
+from grove_env.messages import describe
 from grove_env.observation import OBS_SIZE
 
 from .actor import Actor
-from .policy_files import ModelFileError, one_line
+from .policy_files import ModelFileError
 from .policy_net import FEATURE_KINDS, reads
 from .ppo import PPOAgent
 
@@ -42,11 +43,11 @@ def load_model(path: Path, env: Any = None, device: str = "cpu") -> Any:
         model = MaskablePPO.load(path, env=env, device=device)
     except ValueError as e:
         raise ModelFileError(
-            f"checkpoint {str(path)!r} does not fit this environment: {one_line(e)}"
+            f"checkpoint {str(path)!r} does not fit this environment: {describe(e)}"
         ) from None
     except Exception as e:  # a damaged zip fails in many ways (AssertionError among them)
         raise ModelFileError(
-            f"checkpoint {str(path)!r} is corrupt or unreadable: {one_line(e)}"
+            f"checkpoint {str(path)!r} is corrupt or unreadable: {describe(e)}"
         ) from None
     check_spaces(model, path)
     return model
