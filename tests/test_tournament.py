@@ -14,8 +14,8 @@ import pytest
 from grove_env.agents import base
 from grove_env.agents.arena.ratings import openskill_ratings, wilson_interval, win_points
 from grove_env.agents.arena.tournament import (
-    GameRecord,
     TournamentError,
+    TournamentGame,
     entry_labels,
     run_tournament,
     seat_of,
@@ -95,7 +95,7 @@ def test_win_points_split_ties() -> None:
 
 def _record(index: int, ranks: tuple[int, ...], scores=(0, 0, 0), rewards=(0.0, 0.0, 0.0)):
     seats = tuple(seat_of(e, index, 3) for e in range(3))
-    return GameRecord(index, seats, ranks, scores, rewards, truncated=False, rounds=2)
+    return TournamentGame(index, seats, ranks, scores, rewards, truncated=False, rounds=2)
 
 
 def test_summary_of_hand_made_results() -> None:

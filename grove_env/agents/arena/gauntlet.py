@@ -26,6 +26,7 @@ it); its :class:`GauntletResult` prints the table, writes JSON and a PNG bar cha
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -79,15 +80,15 @@ class GauntletResult:
         return [c for c in self.cells if c.rule_based]
 
     @property
-    def mean(self) -> float:
-        """Mean win share over the rule-based styles."""
+    def mean(self) -> float | None:
+        """Mean win share over the rule-based styles (``None``: none was played)."""
         cells = self.rule_based
-        return sum(c.win_share for c in cells) / len(cells)
+        return sum(c.win_share for c in cells) / len(cells) if cells else None
 
     @property
-    def worst(self) -> GauntletCell:
-        """The rule-based style the agent does worst against."""
-        return min(self.rule_based, key=lambda c: c.win_share)
+    def worst(self) -> GauntletCell | None:
+        """The rule-based style the agent does worst against (``None``: none was played)."""
+        return min(self.rule_based, key=lambda c: c.win_share, default=None)
 
     def cell(self, opponent: str) -> GauntletCell:
         for c in self.cells:
@@ -113,13 +114,14 @@ class GauntletResult:
                     f"{c.opponent:<{width}}  {c.win_share:9.3f}  [{c.ci_low:.3f}, {c.ci_high:.3f}]"
                     f"  {c.mean_score:11.2f}"
                 )
-        worst = self.worst
-        lines += [
-            "",
-            f"fair share {self.fair_share:.3f}; over the {len(self.rule_based)} rule-based "
-            f"styles: mean {self.mean:.3f}, worst {worst.win_share:.3f} "
-            f"[{worst.ci_low:.3f}, {worst.ci_high:.3f}] against {worst.opponent}",
-        ]
+        worst, summary = self.worst, f"fair share {self.fair_share:.3f}"
+        if worst is not None:
+            summary += (
+                f"; over the {len(self.rule_based)} rule-based styles: mean {self.mean:.3f}, "
+                f"worst {worst.win_share:.3f} [{worst.ci_low:.3f}, {worst.ci_high:.3f}] "
+                f"against {worst.opponent}"
+            )
+        lines += ["", summary]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -135,15 +137,15 @@ class GauntletResult:
             "fair_share": self.fair_share,
             "win_share_interval": "wilson-95",
             "rule_based_mean": self.mean,
-            "rule_based_worst": {"opponent": worst.opponent, **_figures(worst)},
+            "rule_based_worst": (
+                None if worst is None else {"opponent": worst.opponent, **_figures(worst)}
+            ),
             "cells": [asdict(c) for c in self.cells],
             "notes": list(self.notes),
         }
 
     def save_json(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=2)
-            f.write("\n")
+        save_json(self.to_dict(), path)
 
     def plot(self, path: str) -> None:
         """Bar chart of win share per opponent with 95% intervals, fair share and mean."""
@@ -158,11 +160,18 @@ class GauntletResult:
         plot_win_shares(path, bars, self.fair_share, title, mean=self.mean, slanted=True)
 
 
+def save_json(summary: dict[str, Any], path: str) -> None:
+    """Write a gauntlet's (or several gauntlets') summary as indented JSON."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+
+
 def _figures(c: GauntletCell) -> dict[str, float]:
     return {"win_share": c.win_share, "ci_low": c.ci_low, "ci_high": c.ci_high}
 
 
-def opponents(rules: str, num_players: int) -> tuple[list[tuple[str, bool]], list[str]]:
+def lineup(rules: str, num_players: int) -> tuple[list[tuple[str, bool]], list[str]]:
     """``(opponent, rule_based)`` pairs to play, and a note for each reference skipped."""
     known = set(agent_names())
     played = [(name, True) for name in RULE_BASED]
@@ -184,12 +193,16 @@ def run_gauntlet(
     games: int = 2000,
     seed: int = 0,
     workers: int = 1,
+    opponents: Sequence[str] | None = None,
 ) -> GauntletResult:
     """Play ``spec`` against ``num_players - 1`` copies of every opponent style.
 
-    ``games`` per opponent is rounded up to a multiple of ``num_players`` as in
-    :func:`run_tournament`. Raises ``ValueError`` for a bad configuration (checked
-    before any game) and :class:`TournamentError` if an agent plays a masked action.
+    ``opponents`` replaces the lineup (:func:`lineup`) with these specs, in this order
+    (say ``["random"]`` for the agent against ``N - 1`` random seats); a rule-based
+    style among them counts towards the mean and the worst case. ``games`` per opponent
+    is rounded up to a multiple of ``num_players`` as in :func:`run_tournament`. Raises
+    ``ValueError`` for a bad configuration (checked before any game) and
+    :class:`TournamentError` if an agent plays a masked action.
     """
     spec = spec.strip() if isinstance(spec, str) else spec
     parse_spec(spec)
@@ -197,7 +210,14 @@ def run_gauntlet(
         make_agent(spec, seed=seed)
     except ImportError as exc:
         raise ValueError(f"agent {spec!r} is not available here: {exc}") from None
-    played, notes = opponents(get_rules(rules).name, num_players)
+    if opponents is None:
+        played, notes = lineup(get_rules(rules).name, num_players)
+    else:
+        played, notes = [(o, o in RULE_BASED) for o in opponents], []
+        if not played:
+            raise ValueError("opponents lists no agent")
+        for o in opponents:
+            parse_spec(o)
     cells = []
     total = games
     with ExitStack() as stack:

@@ -67,10 +67,10 @@ from .tournament_games import (
     slices,
     thread_share,
 )
-from .tournament_report import EntryStats, GameRecord, TournamentResult, summarise
+from .tournament_report import EntryStats, TournamentGame, TournamentResult, summarise
 
 # re-exported: the tournament's public names, wherever they are defined
-__all__ = ["EntryStats", "GameRecord", "TournamentError", "TournamentResult", "entry_labels"]
+__all__ = ["EntryStats", "TournamentGame", "TournamentError", "TournamentResult", "entry_labels"]
 __all__ += ["game_seeds", "run_tournament", "seat_of", "summarise"]
 
 TRUNCATED_MODES = ("draw", "standings")
@@ -172,7 +172,7 @@ def run_tournament(
         entries, rule_set.name, num_players, seed, max_rounds, truncated, record_dir, tuple(labels)
     )
 
-    records: list[GameRecord] = []
+    records: list[TournamentGame] = []
     bar = None
     if progress:
         from tqdm import tqdm

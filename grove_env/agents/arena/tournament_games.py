@@ -23,7 +23,7 @@ from grove_env.record import record_game
 
 from ..base import Agent, make_agent
 from .match import GameResult, IllegalActionError, game_seeds, play_games, seat_of
-from .tournament_report import GameRecord
+from .tournament_report import TournamentGame
 
 EntryLike = str | Agent | Callable[[int], Agent]
 
@@ -99,7 +99,7 @@ def shared_agents(entries: Sequence[EntryLike], seed: int) -> list[Agent | None]
     return shared
 
 
-def play_tournament_games(setup: Setup, indices: Sequence[int]) -> list[GameRecord]:
+def play_tournament_games(setup: Setup, indices: Sequence[int]) -> list[TournamentGame]:
     """Play games ``indices`` of a tournament together and record them.
 
     An entry whose agent is deterministic (decides from the observation alone, the same
@@ -140,7 +140,7 @@ def play_tournament_games(setup: Setup, indices: Sequence[int]) -> list[GameReco
 
 def game_record(
     setup: Setup, index: int, env: raw_env, seats: list[int], result: GameResult
-) -> GameRecord:
+) -> TournamentGame:
     """The tournament's record of game ``index`` (and its JSON record, if asked for)."""
     n = setup.num_players
     if setup.record_dir is not None and env.game is not None:
@@ -150,7 +150,7 @@ def game_record(
     standings = result.standings
     if result.truncated and setup.truncated_mode == "draw":
         standings = (1,) * n
-    return GameRecord(
+    return TournamentGame(
         index=index,
         seats=tuple(seats),
         ranks=tuple(standings[s] for s in seats),
@@ -184,7 +184,7 @@ def limit_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-def play_slice(task: tuple[Setup, tuple[int, int]]) -> list[GameRecord]:
+def play_slice(task: tuple[Setup, tuple[int, int]]) -> list[TournamentGame]:
     """Games ``bounds[0] .. bounds[1]-1`` of the tournament ``setup``, in a worker process
     (``task`` is ``(setup, bounds)``, so one pool of workers serves several tournaments)."""
     setup, bounds = task

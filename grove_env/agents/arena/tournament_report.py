@@ -1,6 +1,6 @@
 """What a tournament leaves: per-game records, per-entry statistics and their report.
 
-:func:`summarise` turns :class:`GameRecord` s (in any order) into a
+:func:`summarise` turns :class:`TournamentGame` s (in any order) into a
 :class:`TournamentResult`, whose :meth:`~TournamentResult.table` is the fixed-width text
 report and :meth:`~TournamentResult.to_dict` the JSON one. The statistics are those of
 :mod:`grove_env.agents.arena.ratings`: win share with a Wilson 95% interval, mean final score,
@@ -21,7 +21,7 @@ from .tournament_plot import Bar, plot_win_shares
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class TournamentGame:
     """One finished game, everything indexed by entry (not by seat)."""
 
     index: int
@@ -68,7 +68,7 @@ class TournamentResult:
     mean_rounds: float
     entries: list[EntryStats]
     seat_win_share: list[float]
-    records: list[GameRecord] = field(default_factory=list, repr=False)
+    records: list[TournamentGame] = field(default_factory=list, repr=False)
 
     @property
     def fair_share(self) -> float:
@@ -140,7 +140,7 @@ class TournamentResult:
 
 
 def summarise(
-    records: Sequence[GameRecord],
+    records: Sequence[TournamentGame],
     labels: Sequence[str],
     specs: Sequence[str] | None = None,
     *,
