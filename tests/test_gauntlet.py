@@ -53,16 +53,16 @@ def test_mean_and_worst_count_only_the_rule_based_styles() -> None:
 
 def test_cfr_is_skipped_with_a_note_unless_registered(monkeypatch) -> None:
     monkeypatch.delitem(base._REGISTRY, "cfr", raising=False)
-    played, notes = gauntlet.opponents("classic", 2)
+    played, notes = gauntlet.lineup("classic", 2)
     assert ("heuristic", False) in played and all(name != "cfr" for name, _ in played)
     assert notes == ["'cfr' is not a registered agent here; skipped"]
     monkeypatch.setitem(base._REGISTRY, "cfr", lambda arg, seed=None: GreedyAgent())
-    played, notes = gauntlet.opponents("classic", 2)
+    played, notes = gauntlet.lineup("classic", 2)
     assert played[-1] == ("cfr", False) and notes == []
 
 
 def test_cfr_is_skipped_where_no_strategy_ships() -> None:
-    played, notes = gauntlet.opponents("revised", 3)
+    played, notes = gauntlet.lineup("revised", 3)
     assert all(name != "cfr" for name, _ in played)
     assert notes == ["'cfr' ships no solved strategy for revised with 3; skipped"]
 
@@ -77,7 +77,7 @@ def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> 
     real = gauntlet.run_tournament
     monkeypatch.setattr(gauntlet, "run_tournament", fake_tournament)
     result = run_gauntlet("greedy", "revised", 3, games=3, seed=1)
-    played = [name for name, _ in gauntlet.opponents("revised", 3)[0]]
+    played = [name for name, _ in gauntlet.lineup("revised", 3)[0]]
     assert calls == [["greedy", name, name] for name in played]
     assert [c.opponent for c in result.cells] == played
     assert all(c.games == 3 and 0.0 <= c.ci_low <= c.win_share <= c.ci_high for c in result.cells)
@@ -118,6 +118,9 @@ def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, 
         (["--agent", "greedy", "--players", "9"], 2, "allows num_players"),
         (["--agent", "ppo:/nonexistent"], 1, "is not a policy"),
         (["--agent", "greedy", "--json", "x.json", "--plot", "x.json"], 2, "name the same file"),
+        (["--agent", "greedy", "--players", "2.5"], 2, "--players takes a count"),
+        (["--agent", "greedy", "--rules", "all", "--plot", "x.png"], 2, "--plot draws one table"),
+        (["--agent", "greedy", "--opponents", "human"], 2, "no seat for a person"),
     ],
 )
 def test_bad_input_is_one_line_before_any_game(monkeypatch, capsys, args, code, message) -> None:
@@ -125,6 +128,30 @@ def test_bad_input_is_one_line_before_any_game(monkeypatch, capsys, args, code, 
     assert main(args) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_opponents_at_every_table(tmp_path, capsys) -> None:
+    # --opponents replaces the lineup; --rules/--players all is one gauntlet per table
+    # the rule sets allow, each the same as asking for that table alone.
+    out = tmp_path / "all.json"
+    argv = ["--agent", "greedy", "--opponents", "random", "--games", "10", "--seed", "4"]
+    assert main([*argv, "--rules", "all", "--players", "all", "--json", str(out)]) == 0
+    tables = json.loads(out.read_text())["tables"]
+    assert [(t["rules"], t["num_players"]) for t in tables] == [
+        ("classic", 2), ("classic", 3), ("classic", 4),
+        ("revised", 2), ("revised", 3), ("revised", 4), ("revised", 5),
+    ]  # fmt: skip
+    assert all([c["opponent"] for c in t["cells"]] == ["random"] for t in tables)
+    alone = run_gauntlet("greedy", "revised", 3, games=10, seed=4, opponents=["random"])
+    assert tables[4] == alone.to_dict()
+    assert tables[4]["rule_based_worst"]["opponent"] == "random"
+
+
+def test_a_reference_alone_has_no_rule_based_summary() -> None:
+    result = run_gauntlet("greedy", "classic", 2, games=4, seed=0, opponents=["heuristic"])
+    assert result.mean is None and result.worst is None
+    assert result.to_dict()["rule_based_worst"] is None
+    assert "rule-based styles:" not in result.table()
 
 
 def test_unknown_agent_is_refused_before_any_game(monkeypatch, capsys) -> None:

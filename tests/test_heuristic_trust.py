@@ -9,8 +9,6 @@ top of an innocent stack of ``L``.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -159,17 +157,3 @@ def test_params_from_spec():
         make_agent("heuristic-trust:depth=3")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         TrustParams(trust=1.5)
-
-
-def test_eval_script_runs():
-    out = subprocess.run(
-        [sys.executable, "scripts/eval_vs_random.py", "--games", "6", "--workers", "1"]
-        + ["--rules", "classic", "--players", "3", "--opponents", "greedy"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    line = [row for row in out.splitlines() if row.startswith("classic")][0].split()
-    assert line[1:3] == ["3", "6"] and 0.0 <= float(line[3]) <= 1.0

@@ -1,7 +1,7 @@
 """Hostile input at the agents' command lines (issue 9): one clear line, the right exit status.
 
-Every command line (``grove-tournament``, ``grove-play``, ``scripts/eval_vs_random.py``,
-``scripts/check_random_games.py``, ``scripts/seat_record.py``) answers a mistake with one
+Every command line (``grove-tournament``, ``grove-gauntlet``, ``grove-play``,
+``scripts/seat_record.py``) answers a mistake with one
 line on stderr naming the problem and the path, exit 2 for a usage error and 1 for a
 failure, never a traceback; everything is checked before the first game, and no file is
 created or changed by a run that fails. Most cases call ``main(argv)`` in this process;
@@ -31,6 +31,7 @@ from command_lines import (
 from hypothesis import given, settings
 
 from grove_env.agents.arena import tournament as arena_tournament
+from grove_env.agents.cli import gauntlet as gauntlet_cli
 from grove_env.agents.cli import tournament
 
 FOUR_RANDOM = ["--agents", "random,random,random,random"]
@@ -192,7 +193,7 @@ def test_a_write_that_fails_after_the_games_keeps_the_table(tmp_path: Path, monk
     one_line_error(err, "grove-tournament", "--json", str(path), "No space left on device")
 
 
-# ------------------------------------------------------------------ scripts
+# ------------------------------------------------------------------ gauntlet
 @pytest.mark.parametrize(
     ("argv", "status", "message"),
     [
@@ -200,19 +201,20 @@ def test_a_write_that_fails_after_the_games_keeps_the_table(tmp_path: Path, monk
         (["--agent", "bogus"], 2, "unknown agent 'bogus'"),
         (["--opponents", "heuristic:noise=9"], 2, "noise must be in"),
         (["--opponents", "human"], 2, "no seat for a person"),
-        (["--games", "0"], 2, "--games must be >= 1"),
-        (["--workers", "0"], 2, "--workers must be >= 1"),
-        (["--seed", "-1"], 2, "--seed must be >= 0"),
+        (["--games", "0"], 2, "games must be an int >= 1"),
+        (["--workers", "0"], 2, "workers must be an int >= 1"),
+        (["--seed", "-1"], 2, "seed must be an int >= 0"),
         (["--rules", "nope"], 2, "rules must be"),
-        (["--players", "9"], 2, "--players [9]"),
-        (["--count", "4", "--players", "4"], 2, "--count must be in 1..3"),
+        (["--players", "9"], 2, "allows num_players in (2, 3, 4), got 9"),
+        (["--players", "all", "--rules", "revised", "--plot", "x.png"], 2, "--plot draws one"),
         (["--games", "x"], 2, "invalid int value: 'x'"),
     ],
 )
-def test_eval_vs_random_errors(argv: list[str], status: int, message: str) -> None:
-    code, out, err = call(load_script("eval_vs_random").main, argv)
+def test_gauntlet_errors(argv: list[str], status: int, message: str) -> None:
+    argv = argv if "--agent" in argv else ["--agent", "heuristic", *argv]
+    code, out, err = call(gauntlet_cli.main, argv)
     assert code == status and out == ""
-    one_line_error(err, "eval_vs_random.py", message)
+    one_line_error(err, "grove-gauntlet", message)
 
 
 @pytest.mark.parametrize(
@@ -232,27 +234,10 @@ def test_seat_record_errors(argv: list[str], message: str) -> None:
     one_line_error(err, "seat_record.py", message)
 
 
-def test_eval_vs_random_takes_the_readme_spec() -> None:
-    argv = ["--agent", README_SPEC, "--games", "2", "--workers", "1", "--rules", "classic"]
-    code, out, err = call(load_script("eval_vs_random").main, [*argv, "--players", "2"])
-    assert code == 0 and err == "" and f"{README_SPEC} x1 vs random" in out
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--max-rounds", "0"], "--max-rounds must be >= 1"),
-        (["--games", "0"], "--games, --workers and --max-rounds must be >= 1"),
-        (["--seed", "-1"], "--seed must be >= 0"),
-        (["--tables", "classic"], "tables are written RULES:N"),
-        (["--tables", "classic:9"], "unknown tables"),
-        (["--workers", "two"], "invalid int value: 'two'"),
-    ],
-)
-def test_check_random_games_errors(argv: list[str], message: str) -> None:
-    code, out, err = call(load_script("check_random_games").main, argv)
-    assert code == 2 and out == ""
-    one_line_error(err, "check_random_games.py", message)
+def test_gauntlet_takes_the_readme_spec() -> None:
+    argv = ["--agent", README_SPEC, "--opponents", "random", "--games", "2", "--players", "2"]
+    code, out, err = call(gauntlet_cli.main, argv)
+    assert code == 0 and err == "" and f"Gauntlet of {README_SPEC}" in out
 
 
 # ------------------------------------------------------------------ end to end
@@ -282,9 +267,9 @@ def test_end_to_end_missing_model_and_bad_output(tmp_path: Path) -> None:
 
 
 def test_end_to_end_script_error() -> None:
-    done = run(["scripts/eval_vs_random.py", "--agent", "nope"])
+    done = run(["scripts/seat_record.py", "--rules", "nope"])
     assert done.returncode == 2 and done.stdout == b""
-    one_line_error(done.stderr.decode(), "eval_vs_random.py", "unknown agent 'nope'")
+    one_line_error(done.stderr.decode(), "seat_record.py", "rules must be")
 
 
 # ------------------------------------------------------------------ fuzzing

@@ -213,7 +213,7 @@ def cycles(modules: dict[str, Path]) -> list[list[str]]:
 def test_the_walk_sees_every_layer() -> None:
     assert {layer_of(m) for m in MODULES} == {0, 1, 2, 3}
     assert "grove_env.agents.heuristic.search" in MODULES and "grove_env.vector.engine" in MODULES
-    assert {"train", "scripts.eval_vs_random"} <= set(COMMANDS)
+    assert {"train", "scripts.seat_record"} <= set(COMMANDS)
 
 
 def test_imports_go_one_way() -> None:

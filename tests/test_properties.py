@@ -1,23 +1,29 @@
 """Properties over random games: hypothesis picks the table, the seed and the style of play.
 
 Checked at every step of every game, for every rule set and player count: the agent to
-act has a move and nobody else has one, markers are conserved, rewards sum to zero,
-observations lie in the observation space and decode to exactly what the game says the
-seat knows, and the game ends or is truncated within ``max_rounds``.
+act has a move and nobody else has one, markers are conserved, rewards sum to zero and
+are what the reward mode pays (``markers``: minus the centred change of each seat's
+score at each round's end; ``outcome``: (seats worse - seats better) / (n - 1) at the
+end; nothing mid-round), observations lie in the observation space and decode to exactly
+what the game says the seat knows, and the game ends or is truncated within
+``max_rounds``.
+
+The soak: the ``soak`` hypothesis profile (``tests/conftest.py``) raises every test here
+to at least 100,000 examples, so one command plays 100,000 random games through the env
+and checks all of the above at every step::
+
+    HYPOTHESIS_PROFILE=soak python -m pytest tests/test_properties.py -k every_invariant
 """
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import TABLES
+from profiles import examples
 
 from grove_env import Game, culprit_slot, decode, grove_v1
 from grove_env.actions import ACCUSE_0, Phase
@@ -37,6 +43,14 @@ def choose(game: Game, legal: list[int], style: str, rng: random.Random) -> int:
     if style == "pile on" and game.accusations:
         return ACCUSE_0 + game.accusations[-1][1]
     return ACCUSE_0
+
+
+def scores(game: Game) -> list[int]:
+    """Each seat's score (fewer is better): coloured plus penalty markers, or the
+    penalty alone under the revised rules."""
+    if game.rules.name == "classic":
+        return [c + p for c, p in zip(game.coloured, game.penalty)]
+    return list(game.penalty)
 
 
 def on_table(game: Game) -> int:
@@ -62,7 +76,7 @@ def assert_decodes_to_the_game(game: Game, seat: int, obs: np.ndarray) -> None:
     assert d.round == game.round
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     combo=st.sampled_from(TABLES),
     reward=st.sampled_from(["outcome", "markers"]),
@@ -80,6 +94,7 @@ def test_random_games_keep_every_invariant(combo, reward, max_rounds, style, see
     space = env.observation_space(env.possible_agents[0])
     rounds = 0
     ended: set[str] = set()
+    last = scores(game)
     while env.agents:
         agent = env.agent_selection
         for a in env.agents:
@@ -96,12 +111,22 @@ def test_random_games_keep_every_invariant(combo, reward, max_rounds, style, see
         legal = [int(x) for x in np.flatnonzero(env.observe(agent)["action_mask"])]
         assert legal == game.legal_actions()
         env.step(choose(game, legal, style, rng))
-        assert sum(env.rewards.values()) == 0 or abs(sum(env.rewards.values())) < 1e-9
+        paid = [env.rewards.get(a, 0.0) for a in env.possible_agents]
+        assert abs(sum(paid)) < 1e-9
+        want = [0.0] * n
         if len(game.history) > rounds:  # a round ended: nothing is left on the table
             rounds = len(game.history)
             record = game.history[-1]
             assert sum(record.coloured) + sum(record.penalty) + sum(game.removed) == total
             assert game.removed == [0] * n or rules == "revised"
+            now = scores(game)
+            if reward == "markers":
+                change = [s - s0 for s, s0 in zip(now, last)]
+                want = [sum(change) / n - c for c in change]
+            elif game.terminal:
+                want = [(sum(o > s for o in now) - sum(o < s for o in now)) / (n - 1) for s in now]
+            last = now
+        assert np.allclose(paid, want, rtol=0, atol=1e-9), (paid, want)
         if not game.terminal:
             assert (
                 sum(game.coloured) + sum(game.penalty) + sum(game.removed) + on_table(game) == total
@@ -111,7 +136,7 @@ def test_random_games_keep_every_invariant(combo, reward, max_rounds, style, see
     assert ended == ({"terminated"} if game.terminal else {"truncated"})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(combo=st.sampled_from(TABLES), data=st.data())
 def test_standings_and_returns_follow_the_scores(combo, data) -> None:
     rules, n = combo
@@ -131,7 +156,7 @@ def test_standings_and_returns_follow_the_scores(combo, data) -> None:
             assert (returns[s] == returns[o]) == (scores[s] == scores[o])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     combo=st.sampled_from(TABLES),
     style=st.sampled_from(STYLES),
@@ -156,47 +181,3 @@ def test_core_games_conserve_markers_move_by_move(combo, style, seed) -> None:
         assert game.end_triggers() and game.legal_actions() == []
     else:
         assert style == "culprit" and rules == "classic"  # markers just go back and forth
-
-
-# --------------------------------------------------------------------------- the script
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_random_games.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("check_random_games", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_check_random_games_script_smoke() -> None:
-    """The real script, 200 games per table, in a subprocess."""
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--games", "200", "--workers", "2"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = [line for line in done.stdout.splitlines() if "p: games=" in line]
-    assert len(lines) == len(TABLES)
-    assert all("games=200 " in line and "errors=0" in line for line in lines)
-
-
-def test_check_random_games_catches_a_lost_marker(monkeypatch) -> None:
-    """Break the engine on purpose: the script must count every game as an error."""
-    script = load_script()
-    resolve = Game._resolve
-
-    def leaky(self):
-        record = resolve(self)
-        self.removed[0] += 1  # a marker vanishes from the table
-        return record
-
-    monkeypatch.setattr(Game, "_resolve", leaky)
-    tally = script.run_batch(("classic", 3, 0, 4, 0, 100))
-    assert tally.errors == 4 and tally.games == 0
-    assert "markers, expected 15" in tally.first_errors[0]

@@ -4,6 +4,11 @@
 
     python -m grove_env.agents.cli.gauntlet --agent heuristic --rules classic --players 4 \\
         --games 2000 --seed 0 --workers 2 --json gauntlet.json --plot gauntlet.png
+    grove-gauntlet --agent heuristic --opponents random --rules all --players all
+
+``--opponents`` replaces the lineup of styles (say the agent against ``N - 1`` random
+seats), and ``--rules``/``--players`` take a comma list or ``all``: every table the
+rule sets allow, one gauntlet each (``--json`` then writes ``{"tables": [...]}``).
 
 Everything is checked before the first game; a mistake is one line on stderr, exit 2
 for a usage error and 1 for a failure (:mod:`grove_env.agents.cli.command_line`).
@@ -12,10 +17,13 @@ for a usage error and 1 for a failure (:mod:`grove_env.agents.cli.command_line`)
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections.abc import Sequence
 
-from ..arena.gauntlet import run_gauntlet
+from grove_env.rules import RULE_SETS, get_rules
+
+from ..arena.gauntlet import run_gauntlet, save_json
 from ..arena.tournament import TournamentError, check_setup
 from .command_line import (
     EXIT_HELP,
@@ -46,8 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--agent", required=True, help="the agent's spec, e.g. heuristic")
-    p.add_argument("--rules", default="classic", help="classic (default) or revised")
-    p.add_argument("--players", type=int, default=4, help="table size (default 4)")
+    p.add_argument(
+        "--opponents", metavar="A,B,...", help="opponent specs (default: the gauntlet's lineup)"
+    )
+    p.add_argument(
+        "--rules", default="classic", help="classic (default), revised, a comma list or all"
+    )
+    p.add_argument("--players", default="4", help="table size (default 4), a comma list or all")
     p.add_argument(
         "--games", type=int, default=2000, help="games per opponent style (default 2000)"
     )
@@ -58,48 +71,75 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _check_inputs(args: argparse.Namespace) -> str:
-    """The agent's spec, once every input and output is known good (:class:`CommandError`)."""
+def tables_of(rules: str, players: str) -> list[tuple[str, int]]:
+    """The ``(rules, players)`` tables named by ``--rules`` and ``--players``
+    (:class:`CommandError` for a name or count no rule set allows)."""
+    names = sorted(RULE_SETS) if rules.strip() == "all" else [r.strip() for r in rules.split(",")]
+    wanted: list[int] | None = None
+    if players.strip() != "all":
+        counts = [p.strip() for p in players.split(",")]
+        if not all(c.isascii() and c.isdigit() and len(c) < 3 for c in counts):
+            raise usage_error(f"--players takes a count, a comma list or all, got {players!r}")
+        wanted = [int(c) for c in counts]
+    tables = []
+    for name in names:
+        try:
+            rule_set = get_rules(name)
+            for n in wanted if wanted is not None else rule_set.player_counts:
+                tables.append((rule_set.name, rule_set.check_players(n)))
+        except ValueError as exc:
+            raise usage_error(str(exc)) from None
+    return tables
+
+
+def _check_inputs(
+    args: argparse.Namespace,
+) -> tuple[str, list[str] | None, list[tuple[str, int]]]:
+    """The agent's spec, the opponents and the tables, once every input and output is
+    known good (:class:`CommandError`)."""
     (spec,) = agent_specs([args.agent], None)
-    refuse_human([spec], "the gauntlet has no seat for a person; play one with grove-play")
-    try:
-        check_setup(
-            [spec] * args.players,
-            args.rules,
-            args.players,
-            args.games,
-            args.seed,
-            args.workers,
-            max_rounds=100,
-        )
-    except ValueError as exc:
-        raise usage_error(str(exc)) from None
+    opponents = None if args.opponents is None else agent_specs([], args.opponents)
+    no_seat = "the gauntlet has no seat for a person; play one with grove-play"
+    refuse_human([spec, *(opponents or [])], no_seat)
+    tables = tables_of(args.rules, args.players)
+    if args.plot and len(tables) > 1:
+        raise usage_error(f"--plot draws one table, but {len(tables)} were asked for")
+    for (rules, n), opponent in itertools.product(tables, opponents or [spec]):
+        try:
+            entries = [spec] + [opponent] * (n - 1)
+            check_setup(entries, rules, n, args.games, args.seed, args.workers, max_rounds=100)
+        except ValueError as exc:
+            raise usage_error(str(exc)) from None
     build_agent(spec, seed=args.seed)
+    for opponent in opponents or []:
+        build_agent(opponent, seed=args.seed)
     check_json_and_plot(args.json, args.plot)
-    return spec
+    return spec, opponents, tables
 
 
 def _run(args: argparse.Namespace) -> int:
-    spec = _check_inputs(args)
-    try:
-        result = run_gauntlet(
-            spec,
-            rules=args.rules,
-            num_players=args.players,
-            games=args.games,
-            seed=args.seed,
-            workers=args.workers,
-        )
-    except ValueError as exc:
-        raise usage_error(str(exc)) from None
-    except TournamentError as exc:
-        raise CommandError(f"an agent failed: {exc}") from None
-    print(result.table(), flush=True)
+    spec, opponents, tables = _check_inputs(args)
+    results = []
+    for rules, n in tables:
+        try:
+            result = run_gauntlet(
+                spec, rules, n, args.games, args.seed, args.workers, opponents=opponents
+            )
+        except ValueError as exc:
+            raise usage_error(str(exc)) from None
+        except TournamentError as exc:
+            raise CommandError(f"an agent failed: {exc}") from None
+        print(result.table(), "", sep="\n", flush=True)
+        results.append(result)
     if args.json:
-        write_output(result.save_json, args.json, "--json")
+        if len(results) == 1:
+            write_output(results[0].save_json, args.json, "--json")
+        else:
+            every = {"tables": [r.to_dict() for r in results]}
+            write_output(lambda path: save_json(every, path), args.json, "--json")
         print(f"wrote {args.json}")
     if args.plot:
-        write_output(result.plot, args.plot, "--plot")
+        write_output(results[0].plot, args.plot, "--plot")
         print(f"wrote {args.plot}")
     return 0
 

@@ -70,7 +70,7 @@ class TrustParams:
 
     The trade-off is ``trust``: believing the other seats' accusations pays against
     informed players and costs against random ones. The measurements (win share per
-    table, seats rotated, ``scripts/eval_vs_random.py``) are in the README.
+    table, seats rotated: ``grove-gauntlet --opponents``) are in the README.
     """
 
     trust: float = 0.8
