@@ -47,7 +47,7 @@ from grove_env.actions import ACCUSE_0, NUM_ACTIONS, Phase
 from grove_env.observation import OBS_SIZE
 from grove_env.rules import RuleSet, get_rules
 from grove_env.standings import REWARD_MODES, markers_reward, outcome, rank
-from grove_env.vector import rules as vr
+from grove_env.vector import batched_rules as vr
 from grove_env.vector.deals import Dealer
 from grove_env.vector.obs import VectorEncoder
 from grove_env.vector.results import RoundResults, StepResult

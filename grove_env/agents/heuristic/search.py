@@ -20,7 +20,7 @@ at random with probability ``noise``, which keeps every hypothesis alive.
 
 Every way the round can end (the later accusations and the culprit) is scored by the
 standing it leaves (:func:`standing_value`), with the markers resolved by the batched
-engine's table of every round (:func:`grove_env.vector.rules.resolution_table`): each
+engine's table of every round (:func:`grove_env.vector.batched_rules.resolution_table`): each
 other seat ``x`` markers behind counts ``tanh(x / (spread * sqrt(rounds left)))``, or
 the final ``sign(x)`` where the round ends the game; ``aim`` blends that mean with the
 chance of finishing first. The agent accuses where the expected value is highest, ties
@@ -46,7 +46,7 @@ import numpy as np
 from grove_env.actions import ACCUSE_0, KEEP, SWAP_0, Phase
 from grove_env.odds import posterior
 from grove_env.rules import CulpritMarkers, RuleSet
-from grove_env.vector.rules import resolution_table
+from grove_env.vector.batched_rules import resolution_table
 
 from ..base import check_params, parse_options
 from ..views.possible_deals import deals
@@ -107,7 +107,7 @@ def round_changes(n: int, position: int, returned: bool) -> tuple[np.ndarray, np
     the markers still to be placed (the earlier seats' are off their counts already) and
     the culprit's markers coming back (where the rules return them); the penalty change
     the innocent stacks taken. Markers are resolved by the batched engine's table of
-    every round (:func:`grove_env.vector.rules.resolution_table`). Few ways differ: 40
+    every round (:func:`grove_env.vector.batched_rules.resolution_table`). Few ways differ: 40
     of the 243 at the first position of four players.
     """
     later = n - 1 - position
