@@ -122,14 +122,12 @@ from grove_env.core import Game
 from grove_env.env_infos import NO_MOVES, end_info, frozen, mask_for, round_info, start_info
 from grove_env.global_state import STATE_HIGH, STATE_SIZE, encode_state
 from grove_env.observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
-from grove_env.render import table_image
+from grove_env.render import RENDER_MODES, render
 from grove_env.rules import RuleSet, get_rules
 from grove_env.standings import REWARD_MODES, markers_rewards
-from grove_env.text import describe_table
 from grove_env.wrappers import AssertOutOfBounds, OrderEnforcing
 
 ILLEGAL_MODES = ("raise", "terminate")
-RENDER_MODES = ["ansi", "human", "rgb_array"]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -363,18 +361,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # ----------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "rgb_array":
-            return table_image(self.game)
-        text = describe_table(self.game, reveal=False)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -1,10 +1,31 @@
-"""``rgb_array`` rendering: the public table as an image (Pillow, imported lazily)."""
+"""Rendering: the public table as text (``ansi``, ``human``) or an image (``rgb_array``,
+Pillow, imported lazily)."""
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 
 from grove_env.core import Game
+from grove_env.text import describe_table
+
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+
+
+def render(game: Game | None, mode: str | None) -> str | np.ndarray | None:
+    """What ``env.render()`` gives in ``mode`` (``human`` prints and gives ``None``)."""
+    if mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+        return None
+    if game is None:
+        raise RuntimeError("call reset() before render()")
+    if mode == "rgb_array":
+        return table_image(game)
+    text = describe_table(game, reveal=False)
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 WIDTH, HEIGHT = 480, 320
 SEAT_COLOURS = [(220, 60, 60), (60, 120, 220), (60, 170, 80), (230, 170, 40), (150, 80, 190)]

@@ -1,23 +1,35 @@
-"""The wheel installs one import name, ``grove_env``, with the agents inside it."""
+"""The wheel installs one import name, ``grove_env``, with the agents inside it.
+
+Built as a user builds it: ``python -m build`` makes the sdist, then the wheel from the
+unpacked sdist, so a file the sdist leaves out is missing from the wheel too.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--outdir", str(tmp_path), str(ROOT)],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    (sdist,) = tmp_path.glob("grove_env-*.tar.gz")
+    assert "Building wheel from sdist" in built.stdout
+    packed = {name.split("/", 1)[-1] for name in tarfile.open(sdist).getnames()}
+    assert {"pyproject.toml", "grove_env/agents/base.py"} <= packed
     (wheel,) = tmp_path.glob("grove_env-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
