@@ -27,6 +27,7 @@ def render(game: Game | None, mode: str | None) -> str | np.ndarray | None:
         return None
     return text
 
+
 WIDTH, HEIGHT = 480, 320
 SEAT_COLOURS = [(220, 60, 60), (60, 120, 220), (60, 170, 80), (230, 170, 40), (150, 80, 190)]
 

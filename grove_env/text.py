@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from grove_env.actions import Phase
 from grove_env.core import Game, RoundRecord
 from grove_env.observation import DecodedObservation
 from grove_env.rules import RULE_SETS, CulpritMarkers, RuleSet, get_rules
+
+
+def markers(names: Sequence[str], coloured: Sequence[int], penalty: Sequence[int]) -> str:
+    """Each seat's markers on one line: ``P0 coloured 4/penalty 1, ...``."""
+    return ", ".join(f"{n} coloured {c}/penalty {p}" for n, c, p in zip(names, coloured, penalty))
 
 
 def tile_name(tile: int | None, blank: str = "blank") -> str:
@@ -76,13 +83,8 @@ def describe_round(record: RoundRecord, rules: str | RuleSet = "classic") -> str
             f"  slot {slot} was innocent: its {count} marker(s) go to P{receiver} "
             "(top of the stack) as penalty"
         )
-    lines.append(
-        "  now: "
-        + ", ".join(
-            f"P{s} coloured {c}/penalty {p}"
-            for s, (c, p) in enumerate(zip(record.coloured, record.penalty))
-        )
-    )
+    names = [f"P{s}" for s in range(len(record.coloured))]
+    lines.append("  now: " + markers(names, record.coloured, record.penalty))
     return "\n".join(lines)
 
 
@@ -130,11 +132,6 @@ def describe_observation(obs: DecodedObservation) -> str:
             f"  suspect {slot}: {tile_name(obs.seen[slot], blank):>5}{extra}  "
             f"stack (bottom->top): {stack}"
         )
-    lines.append(
-        "  markers: "
-        + ", ".join(
-            f"{who(r)} coloured {c}/penalty {p}"
-            for r, (c, p) in enumerate(zip(obs.coloured, obs.penalty))
-        )
-    )
+    names = [who(r) for r in range(len(obs.coloured))]
+    lines.append("  markers: " + markers(names, obs.coloured, obs.penalty))
     return "\n".join(lines)

@@ -22,6 +22,12 @@ from .best_response import Exploitability, exploitability_of, node_policy, other
 from .round_tree import RoundTree
 
 
+def normalised(weights: np.ndarray) -> np.ndarray:
+    """Each row of non-negative ``weights`` over its sum (uniform where the sum is 0)."""
+    total = weights.sum(axis=1, keepdims=True)
+    return np.where(total > 0, weights / np.where(total > 0, total, 1.0), 1.0 / 3.0)
+
+
 @dataclass
 class CfrSolver:
     """Regrets and average-strategy sums per depth (``float64[infosets, 3]`` each)."""
@@ -38,19 +44,11 @@ class CfrSolver:
 
     def current(self) -> list[np.ndarray]:
         """The regret-matching+ strategy per depth."""
-        out = []
-        for r in self.regrets:
-            total = r.sum(axis=1, keepdims=True)
-            out.append(np.where(total > 0, r / np.where(total > 0, total, 1.0), 1.0 / 3.0))
-        return out
+        return [normalised(r) for r in self.regrets]
 
     def average(self) -> list[np.ndarray]:
         """The average strategy per depth (uniform where an information set was never reached)."""
-        out = []
-        for s in self.totals:
-            total = s.sum(axis=1, keepdims=True)
-            out.append(np.where(total > 0, s / np.where(total > 0, total, 1.0), 1.0 / 3.0))
-        return out
+        return [normalised(s) for s in self.totals]
 
     def iterate(self) -> None:
         """One CFR+ iteration: a pass per seat."""
