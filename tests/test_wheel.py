@@ -27,8 +27,9 @@ def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (sdist,) = tmp_path.glob("grove_env-*.tar.gz")
-    assert "Building wheel from sdist" in built.stdout
-    packed = {name.split("/", 1)[-1] for name in tarfile.open(sdist).getnames()}
+    assert "Building wheel from sdist" in built.stdout + built.stderr
+    with tarfile.open(sdist) as packed_sdist:
+        packed = {name.split("/", 1)[-1] for name in packed_sdist.getnames()}
     assert {"pyproject.toml", "grove_env/agents/base.py"} <= packed
     (wheel,) = tmp_path.glob("grove_env-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
