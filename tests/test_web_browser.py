@@ -35,8 +35,8 @@ from grove_env.core import Game  # noqa: E402
 from grove_env.record import record_game  # noqa: E402
 from grove_env.text import tile_name  # noqa: E402
 from grove_env.web.app import create_app  # noqa: E402
-from grove_env.web.sessions import Table  # noqa: E402
 from grove_env.web.views import seat_view  # noqa: E402
+from grove_env.web.words import move_words  # noqa: E402
 
 Page = Any
 
@@ -58,7 +58,9 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, server: tuple[str, Any]) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    # Playwright's wait_for_function evaluates strings, which the page's CSP forbids:
+    # the tests bypass it; test_the_page_runs_under_its_own_csp runs with it.
+    context = browser.new_context(viewport={"width": 1200, "height": 1000}, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -105,7 +107,7 @@ def play_to_the_end(
     """
     views = []
     rng = random.Random(seat)
-    table = store.get(key, Table)
+    table = store.get(key, "play")
     while page.locator("#result").is_hidden():
         buttons = page.locator("#actions button.move")
         k, before = rng.randrange(buttons.count()), drawn(page)
@@ -134,7 +136,7 @@ def test_a_whole_game_by_clicks_ends_with_the_servers_standings(
             shot(page, tmp_path, "web.png")
 
     play_to_the_end(page, server[1], key, seat=0, use_keys=False, after=readme_shot)
-    game = server[1].get(key, Table).game
+    game = server[1].get(key, "play").game
     assert game.terminal
     rows = page.locator("#standings tbody tr").all()
     shown = {int(r.get_attribute("data-seat")): int(r.get_attribute("data-rank")) for r in rows}
@@ -176,7 +178,7 @@ def test_a_replay_shows_every_step_of_the_record(page: Page, tmp_path: Path) -> 
         page.wait_for_function(f"document.querySelector('#step').textContent === '{k}'")
         assert (
             page.locator("#last-move").text_content()
-            == f"Last move: P{move['seat']}: {move['name']}"
+            == f"Last move: P{move['seat']}: {move_words(move['action'])}"
         )
         if move is round_data["actions"][-1]:  # the round ended: its reveal and the counts
             result = round_data["result"]
@@ -216,7 +218,7 @@ def test_watching_agents_play_at_speed(page: Page, server: tuple[str, Any], tmp_
     page.select_option("#speed", "100")
     page.click("#run-button")
     page.wait_for_selector("#result:not([hidden])", timeout=60_000)
-    game = server[1].get(key, Table).game
+    game = server[1].get(key, "watch").game
     rows = page.locator("#standings tbody tr").all()
     assert {
         int(r.get_attribute("data-seat")): int(r.get_attribute("data-rank")) for r in rows

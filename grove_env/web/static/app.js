@@ -17,9 +17,9 @@ function el(tag, attrs = {}, ...children) {
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
-  if (body !== undefined) {
+  if (method === "POST") {
     init.headers["content-type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = typeof body === "string" ? body : JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -245,7 +245,7 @@ async function startWatch(form) {
   $("#view-select").parentElement.hidden = false;
   $("#watch-controls").hidden = false;
   $("#replay-controls").hidden = true;
-  $("#record-link").href = `/api/record/${id}`;
+  $("#record-link").href = `/api/watch/${id}/record`;
   draw(view);
 }
 
