@@ -177,3 +177,20 @@ def test_an_agent_failing_mid_game_is_a_409_and_the_game_goes_on(breaking_server
     assert view["seats"][1]["label"] == "random (for breaks:3)"
     status, data = call(base_url, "POST", "/api/watch", {**request, "agents": ["breaks:3"]})
     assert status == 400  # 'seat' is a play key, not a watch key
+
+
+def test_the_load_benchmark_runs_at_a_tiny_size(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "web_load.py"
+    out = tmp_path / "load.json"
+    args = ["--clients", "2", "--seconds", "2", "--agents", "random", "--json", str(out)]
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["errors"] == 0 and figures["idle_game_served"] and figures["requests"] > 10
+    assert "requests/s" in done.stdout and "p95" in done.stdout
