@@ -10,9 +10,10 @@ import pytest
 from grove_env.actions import ACCUSE_0, Phase
 from grove_env.agents.heuristic.hints import move_hints
 from grove_env.agents.heuristic.search import HeuristicParams
-from grove_env.agents.views.rows import Rows, posterior
+from grove_env.agents.views.rows import Rows
 from grove_env.core import Game
 from grove_env.observation import ObservationEncoder
+from grove_env.odds import posterior
 from grove_env.rules import get_rules
 
 TABLES = [("classic", 2), ("classic", 4), ("revised", 3), ("revised", 5)]

@@ -13,6 +13,8 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from grove_env.messages import one_line
+
 DIGITS = re.compile(r"[0-9]{1,9}")
 """A count in a path or a query: ASCII digits only, at most nine of them."""
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{16}")
@@ -29,8 +31,7 @@ class RequestError(ValueError):
 
 def shown(value: object, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters, for error messages about sent data."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return one_line(repr(value), limit)
 
 
 def json_object(raw: bytes, known: Collection[str] | None) -> dict[str, Any]:

@@ -29,6 +29,7 @@ import numpy as np
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.base import Agent, agent_names, make_agent, table_refusal
 from grove_env.core import Game
+from grove_env.messages import describe, one_line
 from grove_env.observation import ObservationEncoder
 from grove_env.record import load_record, record_game, replay
 from grove_env.rules import RULE_SETS, get_rules
@@ -59,7 +60,7 @@ class AgentMenu:
                 make_agent(spec, seed=0)
             except (ValueError, OSError) as err:  # needs an argument, or a file that fails
                 if spec in extra:
-                    raise ValueError(f"--agent {spec}: {err}".splitlines()[0]) from None
+                    raise ValueError(f"--agent {spec}: {describe(err)}") from None
                 continue
             specs.append(spec)
         self.specs = specs
@@ -141,7 +142,9 @@ class Table:
             if not (0 <= action < NUM_ACTIONS and mask[action]):
                 raise ValueError(f"it chose the illegal action {action}")
         except Exception as err:  # an agent is any code: its failure must not stop the game
-            failure = f"the agent at P{seat} ({self.labels[seat]}) failed: {err}".splitlines()[0]
+            failure = one_line(
+                f"the agent at P{seat} ({self.labels[seat]}) failed: {describe(err)}"
+            )
             log.warning("grove-web: %s; %s plays that seat from now on", failure, FALLBACK)
             self.agents[seat] = make_agent(FALLBACK, seed=self.seed + seat)
             self.labels[seat] = f"{FALLBACK} (for {self.labels[seat]})"
@@ -223,7 +226,7 @@ class Replay:
             record = load_record(data)
             final = replay(record)
         except ValueError as err:
-            raise RequestError(str(err).splitlines()[0]) from None
+            raise RequestError(describe(err)) from None
         n = record.num_players
         labels = list(record.players or [f"P{s}" for s in range(n)])
         if len(labels) != n:

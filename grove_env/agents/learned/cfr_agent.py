@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grove_env.messages import describe
 from grove_env.observation import (
     COUNT_SCALE,
     MAX_PLAYERS,
@@ -241,7 +242,7 @@ def _refusal(path: str | None, rules: str, num_players: int, whole_game: bool) -
     except FileNotFoundError as err:
         return str(err)
     except (OSError, ValueError, KeyError) as err:
-        return f"{name}: cannot read {path!r}: {err}".splitlines()[0]
+        return f"{name}: cannot read {path!r}: {describe(err)}"
     if table != f"{rules} {num_players}":
         return f"{name}: {path!r} is solved for {table}, not {rules} with {num_players} players"
     return None
