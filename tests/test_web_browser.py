@@ -115,6 +115,9 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     for slot in range(3):
         markers = cards.nth(slot).locator(".marker").all_text_contents()
         assert [m.split()[0] for m in markers] == [f"P{s}" for s in done["stacks"][slot]]
+    first = done["first_player"]  # the unseen badge names who did not look, not the viewer
+    badge = cards.nth(done["unseen_slot"]).locator(".badge.unseen").text_content()
+    assert badge == ("UNSEEN BY YOU" if first == view["seat"] else f"UNSEEN BY P{first}")
     lines = page.locator("#round-lines li").all_text_contents()
     for slot, to, count in done["penalty_flows"]:
         assert f"Suspect {slot} was innocent: its {count} marker(s) go to P{to}," in " ".join(lines)
