@@ -15,23 +15,27 @@ def markers(names: Sequence[str], coloured: Sequence[int], penalty: Sequence[int
     return ", ".join(f"{n} coloured {c}/penalty {p}" for n, c, p in zip(names, coloured, penalty))
 
 
-def tile_name(tile: int | None, blank: str = "blank") -> str:
-    """``'5'``, ``blank`` (the rule set's :attr:`~grove_env.rules.RuleSet.blank_name`)
-    for 0, ``'?'`` for an unknown tile."""
+def tile_name(tile: int | None, rules: str | RuleSet) -> str:
+    """``'5'``; for 0 the blank's name in ``rules`` (a rule set or its name:
+    :attr:`~grove_env.rules.RuleSet.blank_name`, ``'blank'`` or ``'X'``); ``'?'`` unknown.
+
+    >>> tile_name(0, "classic"), tile_name(0, "revised"), tile_name(5, "revised")
+    ('blank', 'X', '5')
+    """
     if tile is None:
         return "?"
     if tile == 0:
-        return blank
+        return get_rules(rules).blank_name
     return str(tile)
 
 
 def describe_table(game: Game, reveal: bool = True) -> str:
     """The table as text. ``reveal=False`` hides every tile (the public view)."""
-    blank = game.rules.blank_name
+    rules = game.rules
     lines = [str(game)]
     shown = reveal or game.terminal  # the last round's suspects are revealed at the end
     for slot in range(3):
-        tile = tile_name(game.suspects[slot], blank) if shown else "#"
+        tile = tile_name(game.suspects[slot], rules) if shown else "#"
         marks = []
         if game.unseen_slot == slot:
             marks.append("unseen")
@@ -41,18 +45,18 @@ def describe_table(game: Game, reveal: bool = True) -> str:
         extra = f" ({', '.join(marks)})" if marks else ""
         lines.append(f"  suspect {slot}: {tile:>5}{extra}  stack (bottom->top): {stack}")
     if reveal:
-        lines.append(f"  victim: {tile_name(game.victim, blank)}")
+        lines.append(f"  victim: {tile_name(game.victim, rules)}")
     elif game.history and not game.terminal:
         last = game.history[-1]
-        tiles = ", ".join(tile_name(t, blank) for t in last.suspects)
+        tiles = ", ".join(tile_name(t, rules) for t in last.suspects)
         lines.append(f"  last round: suspects {tiles}; culprit slot {last.culprit}")
     if game.spare is not None:
-        lines.append(f"  face-up spare: {tile_name(game.spare, blank)}")
+        lines.append(f"  face-up spare: {tile_name(game.spare, rules)}")
     for seat in range(game.num_players):
         held = "".join(
             [
                 f"  P{seat}: coloured {game.coloured[seat]}, penalty {game.penalty[seat]}",
-                f", dealt {tile_name(game.dealt[seat], blank)}" if reveal else "",
+                f", dealt {tile_name(game.dealt[seat], rules)}" if reveal else "",
                 "  <- to act" if not game.terminal and seat == game.current_player else "",
             ]
         )
@@ -68,9 +72,7 @@ def describe_table(game: Game, reveal: bool = True) -> str:
 def describe_round(record: RoundRecord, rules: str | RuleSet = "classic") -> str:
     """How a finished round was revealed and where its markers went."""
     rule_set = get_rules(rules)
-    tiles = ", ".join(
-        f"slot {s}: {tile_name(t, rule_set.blank_name)}" for s, t in enumerate(record.suspects)
-    )
+    tiles = ", ".join(f"slot {s}: {tile_name(t, rule_set)}" for s, t in enumerate(record.suspects))
     lines = [f"Round {record.number} revealed - {tiles}; culprit: slot {record.culprit}"]
     removed = rule_set.culprit_markers is CulpritMarkers.REMOVE
     fate = "removed from the game for" if removed else "returned to"
@@ -88,19 +90,19 @@ def describe_round(record: RoundRecord, rules: str | RuleSet = "classic") -> str
     return "\n".join(lines)
 
 
-def _blank_name(obs: DecodedObservation) -> str:
-    """The blank's name in the registered rule set whose fields the observation shows."""
+def _rules_shown(obs: DecodedObservation) -> RuleSet:
+    """The registered rule set whose fields the observation shows (classic if none)."""
     for rule_set in RULE_SETS.values():
         removed = rule_set.culprit_markers is CulpritMarkers.REMOVE
         shown = (rule_set.victim_swap, removed, rule_set.markers_per_player)
         if shown == (obs.victim_swap, obs.culprit_markers_removed, obs.markers_per_player):
-            return rule_set.blank_name
-    return "blank"
+            return rule_set
+    return RULE_SETS["classic"]
 
 
 def describe_observation(obs: DecodedObservation) -> str:
     """What one seat knows, in words; seats are written relative ('you', '+1', ...)."""
-    blank = _blank_name(obs)
+    rules = _rules_shown(obs)
 
     def who(r: int) -> str:
         return "you" if r == 0 else f"seat +{r}"
@@ -113,13 +115,13 @@ def describe_observation(obs: DecodedObservation) -> str:
             if obs.phase is Phase.OVER
             else f"{who(obs.to_act or 0)} to {obs.phase.name.lower()}"
         ),
-        f"  your tiles (not suspects): {tile_name(obs.my_tiles[0], blank)} "
-        f"(yours, passed on) and {tile_name(obs.my_tiles[1], blank)} (passed to you)",
+        f"  your tiles (not suspects): {tile_name(obs.my_tiles[0], rules)} "
+        f"(yours, passed on) and {tile_name(obs.my_tiles[1], rules)} (passed to you)",
     ]
     if obs.spare is not None:
-        lines.append(f"  face-up spare: {tile_name(obs.spare, blank)}")
+        lines.append(f"  face-up spare: {tile_name(obs.spare, rules)}")
     if obs.victim is not None:
-        lines.append(f"  victim (you swapped it out): {tile_name(obs.victim, blank)}")
+        lines.append(f"  victim (you swapped it out): {tile_name(obs.victim, rules)}")
     for slot in range(3):
         marks = [
             m
@@ -129,7 +131,7 @@ def describe_observation(obs: DecodedObservation) -> str:
         extra = f" ({', '.join(marks)})" if marks else ""
         stack = " ".join(who(s) for s in stacks[slot]) or "-"
         lines.append(
-            f"  suspect {slot}: {tile_name(obs.seen[slot], blank):>5}{extra}  "
+            f"  suspect {slot}: {tile_name(obs.seen[slot], rules):>5}{extra}  "
             f"stack (bottom->top): {stack}"
         )
     names = [who(r) for r in range(len(obs.coloured))]

@@ -91,3 +91,54 @@ def test_register_agent(monkeypatch) -> None:
 def test_heuristic_spec() -> None:
     agent = make_agent("heuristic", seed=0)
     assert agent.name == "heuristic"
+
+
+def one_round_played_by(spec: str, rules: str, n: int) -> None:
+    """Every seat of one round's decisions made by the agent ``spec`` names."""
+    from grove_env.core import Game
+    from grove_env.observation import ObservationEncoder
+
+    game, agent = Game(rules, n, seed=n), make_agent(spec, seed=0)
+    encoder = ObservationEncoder(game.rules, n)
+    while not game.history:
+        seat = game.current_player
+        mask = np.array([game.is_legal(a) for a in range(10)], dtype=np.int8)
+        action = agent.act({"observation": encoder.encode(game, seat), "action_mask": mask})
+        game.apply_action(int(action))
+
+
+TABLES = [("classic", 2), ("classic", 3), ("classic", 4), ("revised", 2), ("revised", 5)]
+
+
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_table_refusal_says_which_agents_play_a_table(rules: str, n: int) -> None:
+    """An agent the check accepts plays a round there; one it refuses fails when it acts."""
+    refused = []
+    for name in agent_names():
+        if name in ("human", "ppo", "sb3"):  # a terminal, or a file to name: not built bare
+            continue
+        why = base.table_refusal(name, rules, n)
+        if why is None:
+            one_round_played_by(name, rules, n)
+        else:
+            refused.append(name)
+            assert why.startswith(f"{name}: ") and "\n" not in why
+            with pytest.raises(ValueError, match="no solved strategy"):
+                one_round_played_by(name, rules, n)
+    assert (refused == []) == (n == 2)  # cfr and cfr-round ship for two players only
+
+
+def test_register_agent_with_a_table_check(monkeypatch) -> None:
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(base, "_TABLE_CHECKS", dict(base._TABLE_CHECKS))
+    register_agent(
+        "duo",
+        "grove_env.agents.scripted.random_agent:make",
+        tables=lambda arg, rules, n: None if n == 2 else f"duo: two players only, not {n}",
+    )
+    assert base.table_refusal("duo", "classic", 2) is None
+    assert base.table_refusal("duo", "classic", 3) == "duo: two players only, not 3"
+    assert (
+        base.table_refusal("cfr:/no/such.npz", "classic", 2)
+        == "cfr: no strategy file '/no/such.npz'"
+    )

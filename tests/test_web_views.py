@@ -86,14 +86,14 @@ def test_every_legal_move_is_explained_in_words() -> None:
     labels = ["you", "a", "b"]
     look = seat_view(game, 0, labels)["legal"]
     assert [m["name"] for m in look] == [
-        "leave slot 0 unseen",
-        "leave slot 1 unseen",
-        "leave slot 2 unseen",
+        "leave suspect 0 unseen",
+        "leave suspect 1 unseen",
+        "leave suspect 2 unseen",
     ]
     assert look[0]["explain"].startswith("Look at suspects 1 and 2")
     game.apply_action(0)
     swap = seat_view(game, 0, labels)["legal"]
-    assert "you saw 7" in swap[1]["explain"] and swap[0]["name"] == "keep"
+    assert "you saw 7" in swap[1]["explain"] and swap[0]["name"] == "keep the victim"
     game.apply_action(3)
     accuse = seat_view(game, 0, labels)["legal"]
     assert "unknown to you" in accuse[0]["explain"] and "(8)" in accuse[2]["explain"]

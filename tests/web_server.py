@@ -38,13 +38,22 @@ def serving(app: Starlette) -> Iterator[str]:
 
 
 def call(
-    base: str, method: str, path: str, body: object = None, raw: bytes | None = None
+    base: str,
+    method: str,
+    path: str,
+    body: object = None,
+    raw: bytes | None = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
-    """``(status, parsed JSON or raw bytes)`` of one request; 4xx/5xx are returned, not raised."""
-    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    request = urllib.request.Request(
-        base + path, data=data, method=method, headers={"content-type": "application/json"}
-    )
+    """``(status, parsed JSON or raw bytes)`` of one request; 4xx/5xx are returned, not raised.
+
+    A POST sends ``body`` as JSON (``{}`` when there is none) with the JSON content type,
+    unless ``raw`` bytes or other ``headers`` are given.
+    """
+    if raw is None and method == "POST":
+        raw = json.dumps({} if body is None else body).encode()
+    sent = {"content-type": "application/json", **(headers or {})}
+    request = urllib.request.Request(base + path, data=raw, method=method, headers=sent)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             status, payload = response.status, response.read()

@@ -76,6 +76,7 @@ class BaseAgent:
 
 
 AgentFactory = Callable[..., Agent]
+TableCheck = Callable[[str | None, str, int], str | None]
 
 # name -> "module:attribute" of a factory ``f(arg: str | None, seed: int | None, **kw)``;
 # imported lazily so that, say, torch is only needed for ``ppo:``.
@@ -96,6 +97,13 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "cfr-round": "grove_env.agents.learned.cfr_agent:make_round",
 }
 
+# name -> "module:attribute" of ``check(arg, rules, num_players) -> str | None`` for the
+# agents that play only some tables: why the agent cannot sit at that table (None: it can).
+_TABLE_CHECKS: dict[str, str | TableCheck] = {
+    "cfr": "grove_env.agents.learned.cfr_agent:table_refusal",
+    "cfr-round": "grove_env.agents.learned.cfr_agent:round_table_refusal",
+}
+
 SPEC_HELP = """agent specs:
   random, greedy, heuristic, human   the built-in agents
   heuristic-trust   the first heuristic, which trusts the others' accusations
@@ -109,11 +117,18 @@ SPEC_HELP = """agent specs:
              ARBITRARY CODE: only for files you made or trust"""
 
 
-def register_agent(name: str, factory: AgentFactory | str) -> None:
-    """Add an agent kind: ``factory(arg, seed=..., **kwargs)`` or a ``"module:attr"`` path."""
+def register_agent(
+    name: str, factory: AgentFactory | str, tables: TableCheck | str | None = None
+) -> None:
+    """Add an agent kind: ``factory(arg, seed=..., **kwargs)`` or a ``"module:attr"`` path;
+    ``tables(arg, rules, num_players)``, for an agent that plays only some tables, says why
+    it cannot play one (``None``: it can; see :func:`table_refusal`)."""
     if not name or ":" in name:
         raise ValueError(f"an agent name is non-empty and has no ':', got {name!r}")
     _REGISTRY[name] = factory
+    _TABLE_CHECKS.pop(name, None)
+    if tables is not None:
+        _TABLE_CHECKS[name] = tables
 
 
 def agent_names() -> list[str]:
@@ -171,11 +186,29 @@ def check_params(params: Any, shares: Sequence[str], positive: Sequence[str] = (
             raise ValueError(f"{type(params).__name__}.{f} must be > 0, got {v}")
 
 
+def _load(target: str | Callable[..., Any]) -> Callable[..., Any]:
+    if isinstance(target, str):
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return target
+
+
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build the agent a spec names (see the module docstring)."""
     name, arg = parse_spec(spec)
-    factory = _REGISTRY[name]
-    if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
-    return factory(arg, seed=seed, **kwargs)
+    return _load(_REGISTRY[name])(arg, seed=seed, **kwargs)  # type: ignore[no-any-return]
+
+
+def table_refusal(spec: str, rules: str, num_players: int) -> str | None:
+    """Why the agent ``spec`` names cannot play a table of ``rules`` with ``num_players``
+    seats, in one line, or ``None`` where it can. Most agents play every table; those that
+    do not (``cfr`` ships solutions for two players only) registered a check.
+
+    >>> table_refusal("heuristic", "revised", 5) is None
+    True
+    >>> table_refusal("cfr", "classic", 4)
+    'cfr: no solved strategy ships for classic with 4 players'
+    """
+    name, arg = parse_spec(spec)
+    check = _TABLE_CHECKS.get(name)
+    return None if check is None else _load(check)(arg, rules, num_players)  # type: ignore[no-any-return]

@@ -1,101 +1,122 @@
 """The games the server holds: a person's table, a watched table, a replay.
 
-The server keeps every game; the page only names one by its id and sends the moves of
-its seat. :class:`Table` is one game with agents at some seats, :class:`Replay` a
-checked record, and :class:`SessionStore` keeps a bounded number of them (the oldest
-unused one goes first), so a flood of new games cannot exhaust the memory.
+Three kinds, and each route serves one (:mod:`grove_env.web.app`): a person's game
+(``play``) is served only as its person's seat view, so its id opens nothing more; a
+watched game (``watch``, agents only) is shown whole to whoever watches it; a replay
+holds a record its sender already has. A live game's record has no seed (it would
+predict every later deal) and only finished rounds.
 
-Agent specs come from the page, so only safe ones are accepted: the registered agents
-that take no argument, plus the specs the operator allowed on the command line
-(``grove-web --agent ppo:runs/x/best.zip``). A spec naming a file is never taken from
-a request: loading a policy file runs code from it.
+Agent specs come from the page, so only the ones of :class:`AgentMenu` are accepted:
+the registered agents that build without an argument, plus the specs the operator
+allowed on the command line (``grove-web --agent ppo:runs/x/best.zip``), each offered
+only at the tables it can play (:func:`grove_env.agents.base.table_refusal`). A spec
+naming a file is never taken from a request: loading a policy file runs code from it.
+An agent that still fails while it plays is replaced by ``random`` for the rest of the
+game, and the request that hit it is answered 409 saying so: the game goes on.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
-from collections import OrderedDict
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from grove_env.actions import NUM_ACTIONS, action_name
-from grove_env.agents.base import Agent, agent_names, make_agent
+from grove_env.actions import NUM_ACTIONS
+from grove_env.agents.base import Agent, agent_names, make_agent, table_refusal
 from grove_env.core import Game
+from grove_env.messages import describe, one_line
 from grove_env.observation import ObservationEncoder
-from grove_env.record import GameRecord, load_record, record_game, replay
+from grove_env.record import load_record, record_game, replay
 from grove_env.rules import RULE_SETS, get_rules
 
-from .views import View, action_mask, seat_view, table_view
+from .requests import RequestError, choice, integer, shown
+from .views import View, action_mask, move_words, seat_view, table_view
 
 MAX_ROUNDS = 100
 """Round limit of a table, as in the environment's default ``max_rounds``."""
-MAX_SEED = 2**63
+MAX_SEED = 2**63 - 1
+MAX_LABEL = 200
+"""Longest player label a replay keeps (a tournament's spec with a path fits)."""
+FALLBACK = "random"
+"""The agent that takes over a seat whose agent failed."""
+NOT_ON_THE_WEB = ("human",)
+"""Registered agents the page never offers: ``human`` reads the server's terminal."""
+log = logging.getLogger("grove_env.web")
+T = TypeVar("T", bound="Table")
 
 
-class RequestError(ValueError):
-    """A request the server refuses; ``status`` is its HTTP code (400 or 404)."""
+class AgentMenu:
+    """The agent specs the page may ask for, per table (``rules``, players)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+    def __init__(self, extra: Sequence[str] = ()) -> None:
+        specs = []
+        for spec in [n for n in agent_names() if n not in NOT_ON_THE_WEB] + list(extra):
+            try:
+                make_agent(spec, seed=0)
+            except (ValueError, OSError) as err:  # needs an argument, or a file that fails
+                if spec in extra:
+                    raise ValueError(f"--agent {spec}: {describe(err)}") from None
+                continue
+            specs.append(spec)
+        self.specs = specs
+        self.tables = {
+            rules: {n: self.playing(rules, n) for n in r.player_counts}
+            for rules, r in RULE_SETS.items()
+        }
 
+    def playing(self, rules: str, n: int) -> list[str]:
+        """The specs that can play a table of ``rules`` with ``n`` players."""
+        return [s for s in self.specs if table_refusal(s, rules, n) is None]
 
-def safe_specs(extra: Sequence[str] = ()) -> list[str]:
-    """The agent specs the page may ask for: registered agents without argument, plus ``extra``."""
-    return [name for name in agent_names() if name not in ("human", "ppo")] + list(extra)
-
-
-def _choice(value: object, allowed: Sequence[Any], what: str) -> Any:
-    if isinstance(value, bool) or value not in allowed:
-        raise RequestError(f"{what} must be one of {list(allowed)}, got {value!r}")
-    return value
-
-
-def _seed(value: object) -> int:
-    if value is None:
-        return secrets.randbelow(MAX_SEED)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_SEED:
-        raise RequestError(f"seed must be an int in 0..2**63-1 or null, got {value!r}")
-    return value
+    def check(self, spec: object, rules: str, n: int) -> str:
+        """``spec`` if the page may seat it at this table; else a 400 saying why."""
+        choice(spec, self.specs, "each agent")
+        assert isinstance(spec, str)
+        why = table_refusal(spec, rules, n)
+        if why is not None:
+            raise RequestError(why)
+        return spec
 
 
 @dataclass
 class Table:
-    """One game held by the server: agents at the seats in ``agents``, people elsewhere."""
+    """One game held by the server: agents at the seats in ``agents``, a person elsewhere."""
 
     rules: str
     num_players: int
     labels: list[str]
     agents: dict[int, Agent]
     seed: int
+    kind = "table"
     game: Game = field(init=False)
     encoder: ObservationEncoder = field(init=False)
+    lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.game = Game(self.rules, self.num_players, seed=self.seed)
         self.encoder = ObservationEncoder(self.game.rules, self.num_players)
 
     @classmethod
-    def create(cls, request: dict[str, Any], allowed: Sequence[str], human: bool) -> Table:
-        """A table from a request ``{rules, players, seat, agents, seed}``; seat: people only."""
-        rules = _choice(request.get("rules", "classic"), sorted(RULE_SETS), "rules")
-        counts = get_rules(rules).player_counts
-        n = _choice(request.get("players", 4), counts, f"players ({rules})")
+    def create(cls: type[T], request: dict[str, Any], menu: AgentMenu) -> T:
+        """A table from a request ``{rules, players, agents, seed}`` (and ``seat`` to play)."""
+        rules = choice(request.get("rules", "classic"), sorted(RULE_SETS), "rules")
+        n = choice(request.get("players", 4), get_rules(rules).player_counts, f"players ({rules})")
+        seat = integer(request.get("seat", 0), "seat", 0, n - 1) if cls.kind == "play" else None
+        seats = [s for s in range(n) if s != seat]
         specs = request.get("agents")
-        need = n - 1 if human else n
-        if not isinstance(specs, list) or len(specs) not in (1, need):
-            raise RequestError(f"agents must be a list of 1 or {need} agent specs, got {specs!r}")
-        specs = [_choice(s, allowed, "each agent") for s in specs]
-        specs = specs * need if len(specs) == 1 else specs
-        seed = _seed(request.get("seed"))
-        if human:
-            seat = _choice(request.get("seat", 0), list(range(n)), "seat")
-            seats = [s for s in range(n) if s != seat]
-        else:
-            seats = list(range(n))
+        if not isinstance(specs, list) or len(specs) not in (1, len(seats)):
+            raise RequestError(
+                f"agents must be a list of 1 or {len(seats)} agent specs, got {shown(specs)}"
+            )
+        specs = [menu.check(s, rules, n) for s in specs]
+        specs = specs * len(seats) if len(specs) == 1 else specs
+        raw = request.get("seed")
+        seed = secrets.randbelow(MAX_SEED) if raw is None else integer(raw, "seed", 0, MAX_SEED)
         agents = {s: make_agent(spec, seed=seed + s) for s, spec in zip(seats, specs)}
         labels = [specs[seats.index(s)] if s in agents else "you" for s in range(n)]
         return cls(rules, n, labels, agents, seed)
@@ -105,39 +126,46 @@ class Table:
         return not self.game.terminal and len(self.game.history) >= MAX_ROUNDS
 
     @property
-    def over(self) -> bool:
+    def finished(self) -> bool:
         return self.game.terminal or self.truncated
 
     def agent_to_act(self) -> bool:
-        return not self.over and self.game.current_player in self.agents
+        return not self.finished and self.game.current_player in self.agents
 
-    def agent_step(self) -> None:
-        """One move of the agent to act."""
+    def agent_step(self) -> str | None:
+        """One move of the agent to act; what went wrong if it failed (its stand-in moved)."""
         seat = self.game.current_player
-        observation = {
-            "observation": self.encoder.encode(self.game, seat),
-            "action_mask": np.array(action_mask(self.game, seat), dtype=np.int8),
-        }
-        action = int(self.agents[seat].act(observation))
+        mask = np.array(action_mask(self.game, seat), dtype=np.int8)
+        observation = {"observation": self.encoder.encode(self.game, seat), "action_mask": mask}
+        try:
+            action = int(self.agents[seat].act(observation))
+            if not (0 <= action < NUM_ACTIONS and mask[action]):
+                raise ValueError(f"it chose the illegal action {action}")
+        except Exception as err:  # an agent is any code: its failure must not stop the game
+            failure = one_line(
+                f"the agent at P{seat} ({self.labels[seat]}) failed: {describe(err)}"
+            )
+            log.warning("grove-web: %s; %s plays that seat from now on", failure, FALLBACK)
+            self.agents[seat] = make_agent(FALLBACK, seed=self.seed + seat)
+            self.labels[seat] = f"{FALLBACK} (for {self.labels[seat]})"
+            action = int(self.agents[seat].act(observation))
+            self.game.apply_action(action)
+            return failure
         self.game.apply_action(action)
+        return None
 
     def run_agents(self) -> None:
-        """Agents move until a person is to act or the game is over."""
+        """Agents move until the person is to act or the game is over; 409 if one failed."""
+        failures = []
         while self.agent_to_act():
-            self.agent_step()
-
-    def act(self, seat: int, action: object) -> None:
-        """The person at ``seat`` plays ``action``; ``RequestError`` if it is not theirs to play."""
-        if self.over:
-            raise RequestError("the game is over")
-        if seat in self.agents or self.game.current_player != seat:
-            raise RequestError(f"it is not seat {seat}'s turn")
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise RequestError(f"action must be an int, got {action!r}")
-        if not 0 <= action < NUM_ACTIONS or not self.game.is_legal(action):
-            legal = ", ".join(f"{a} ({action_name(a)})" for a in self.game.legal_actions())
-            raise RequestError(f"action {action} is illegal now; legal actions: {legal}")
-        self.game.apply_action(action)
+            failure = self.agent_step()
+            if failure is not None:
+                failures.append(failure)
+        if failures:
+            raise RequestError(
+                f"{failures[0]}; {FALLBACK} plays that seat from now on and the game goes on",
+                status=409,
+            )
 
     def view(self, seat: int | None) -> View:
         """Seat ``seat``'s view, or the whole table when ``None``."""
@@ -145,71 +173,86 @@ class Table:
             return table_view(self.game, self.labels, self.truncated)
         return seat_view(self.game, seat, self.labels, self.encoder, self.truncated)
 
+
+class PlayTable(Table):
+    """A person's game: one person, agents at the other seats."""
+
+    kind = "play"
+
+    @property
+    def person(self) -> int:
+        return next(s for s in range(self.num_players) if s not in self.agents)
+
+    def act(self, action: object) -> None:
+        """The person plays ``action``; 400 if it is not theirs to play now."""
+        seat = self.person
+        if self.finished:
+            raise RequestError("the game is over")
+        if self.game.current_player != seat:
+            raise RequestError(f"it is not your turn: P{self.game.current_player} is to act")
+        action = integer(action, "action", 0, NUM_ACTIONS - 1)
+        if not self.game.is_legal(action):
+            legal = ", ".join(f"{a} ({move_words(a)})" for a in self.game.legal_actions())
+            raise RequestError(f"action {action} is illegal now; legal actions: {legal}")
+        self.game.apply_action(action)
+
+
+class WatchTable(Table):
+    """A game of agents only, shown whole to whoever watches it."""
+
+    kind = "watch"
+
     def record(self) -> dict[str, Any]:
+        """The finished rounds as a game record; the seed only once the game is over."""
         data = record_game(self.game, self.labels)
-        data["seed"] = self.seed
+        if self.finished:
+            data["seed"] = self.seed
         return data
 
 
-class Replay:
-    """A recorded game, checked against the rules when it is loaded."""
+RECORD_KEYS = ("format", "version", "rules", "num_players", "players", "rounds", "final", "seed")
+"""Top-level keys a posted record may have (``seed``: a watched game's record)."""
 
-    def __init__(self, data: object) -> None:
+
+class Replay:
+    """A recorded game, checked against the rules when it is loaded; it keeps only the
+    deals, the moves and the labels (not the posted data)."""
+
+    kind = "replay"
+    finished = True
+
+    def __init__(self, data: dict[str, Any]) -> None:
         try:
-            self.record: GameRecord = load_record(data)
-            self.final = replay(self.record)
+            record = load_record(data)
+            final = replay(record)
         except ValueError as err:
-            raise RequestError(str(err)) from None
-        n = self.record.num_players
-        self.labels = list(self.record.players or [f"P{s}" for s in range(n)])
-        if len(self.labels) != n:
-            raise RequestError(
-                f"not a game record: 'players' names {len(self.labels)} of {n} seats"
-            )
-        self.steps = self.record.steps
+            raise RequestError(describe(err)) from None
+        n = record.num_players
+        labels = list(record.players or [f"P{s}" for s in range(n)])
+        if len(labels) != n:
+            raise RequestError(f"not a game record: 'players' names {len(labels)} of {n} seats")
+        long = [k for k, label in enumerate(labels) if len(label) > MAX_LABEL]
+        if long:
+            raise RequestError(f"player label {long[0]} is over {MAX_LABEL} characters")
+        self.rules, self.num_players, self.labels = record.rules, n, [str(x) for x in labels]
+        self.deals = [tuple(d) for d in record.deals]
+        self.steps = [(int(s), int(a)) for s, a in record.steps]
+        self.terminal = final.terminal
+        self.lock = threading.Lock()
+
+    def game_at(self, step: int) -> Game:
+        """The game after the first ``step`` moves (checked against the rules at load)."""
+        game = Game(self.rules, self.num_players, deals=self.deals)
+        for _, action in self.steps[:step]:
+            game.apply_action(action)
+        return game
 
     def view(self, step: int, seat: int | None) -> View:
         """The table after ``step`` moves, from ``seat`` (``None``: the whole table)."""
-        game = replay(self.record, step)
-        view = (
-            seat_view(game, seat, self.labels)
-            if seat is not None
-            else table_view(game, self.labels)
-        )
-        last = self.steps[step - 1] if step > 0 else None
-        view["step"] = step
-        view["steps"] = len(self.steps)
-        view["last_move"] = (
-            None
-            if last is None
-            else {"seat": last[0], "action": last[1], "name": action_name(last[1])}
-        )
+        game, labels = self.game_at(step), self.labels
+        view = table_view(game, labels) if seat is None else seat_view(game, seat, labels)
+        view["step"], view["steps"], view["last_move"] = step, len(self.steps), None
+        if step > 0:
+            mover, action = self.steps[step - 1]
+            view["last_move"] = {"seat": mover, "action": action, "name": move_words(action)}
         return view
-
-
-Session = Table | Replay
-
-
-class SessionStore:
-    """The server's games by id; at most ``capacity``, the least recently used goes first."""
-
-    def __init__(self, capacity: int = 256) -> None:
-        self.capacity = capacity
-        self._games: OrderedDict[str, Session] = OrderedDict()
-
-    def add(self, session: Session) -> str:
-        key = secrets.token_urlsafe(12)
-        self._games[key] = session
-        while len(self._games) > self.capacity:
-            self._games.popitem(last=False)
-        return key
-
-    def get(self, key: str, kind: type) -> Any:
-        session = self._games.get(key)
-        if not isinstance(session, kind):
-            raise RequestError(f"no {kind.__name__.lower()} with id {key[:40]!r}", status=404)
-        self._games.move_to_end(key)
-        return session
-
-    def __len__(self) -> int:
-        return len(self._games)

@@ -20,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from grove_env.actions import NUM_ACTIONS, Phase, action_name
+from grove_env.actions import KEEP, NUM_ACTIONS, Phase, accuse, swap
 from grove_env.actions import decode as decode_action
 from grove_env.core import Game, RoundRecord
 from grove_env.observation import DecodedObservation, ObservationEncoder, decode
 from grove_env.record import round_result
 from grove_env.text import tile_name
+
+from .words import end_reason, move_words
 
 View = dict[str, Any]
 
@@ -64,24 +66,40 @@ def explain(action: int, d: DecodedObservation, seat: int, rules: str) -> str:
     )
 
 
-def public_round(record: RoundRecord, rules: str) -> View:
-    """A finished round as every seat saw it revealed (no deal: nothing hidden)."""
+def public_round(record: RoundRecord, rules: str, before: View) -> View:
+    """A finished round as every seat saw it revealed (no deal: nothing hidden), with each
+    seat's change of coloured and penalty markers from the counts ``before`` it."""
     result = round_result(record)
     result["suspects"] = [tile_name(t, rules) for t in record.suspects]
+    result["changes"] = [
+        {"coloured": c - c0, "penalty": p - p0}
+        for c, p, c0, p0 in zip(
+            record.coloured, record.penalty, before["coloured"], before["penalty"]
+        )
+    ]
     return {"round": record.number, "first_player": record.first_player, **result}
+
+
+def public_rounds(game: Game) -> list[View]:
+    """Every finished round of ``game`` (:func:`public_round`)."""
+    n, rules = game.num_players, game.rules
+    counts: View = {"coloured": [rules.markers_per_player] * n, "penalty": [0] * n}
+    out = []
+    for record in game.history:
+        out.append(public_round(record, rules.name, counts))
+        counts = {"coloured": record.coloured, "penalty": record.penalty}
+    return out
 
 
 def _moves(game: Game, first: int, accusations: Sequence[tuple[int, int]]) -> list[str]:
     """This round's public moves so far, in words (seats absolute)."""
     words = []
     if game.unseen_slot is not None:
-        words.append(f"P{first}: {action_name(game.unseen_slot)}")
+        words.append(f"P{first}: {move_words(game.unseen_slot)}")
     if game.phase is Phase.ACCUSE and game.rules.victim_swap:
         tampered = game.tampered_slot
-        words.append(
-            f"P{first}: " + ("keep" if tampered is None else f"swap victim with slot {tampered}")
-        )
-    words += [f"P{s}: accuse slot {slot}" for s, slot in accusations]
+        words.append(f"P{first}: {move_words(KEEP if tampered is None else swap(tampered))}")
+    words += [f"P{s}: {move_words(accuse(slot))}" for s, slot in accusations]
     return words
 
 
@@ -107,9 +125,10 @@ def _common(game: Game, labels: Sequence[str], truncated: bool) -> View:
         "over": over,
         "truncated": truncated and not game.terminal,
         "seats": _seats(game, labels),
-        "rounds": [public_round(r, game.rules.name) for r in game.history],
+        "rounds": public_rounds(game),
         "standings": game.standings() if over else None,
         "ended_by": game.end_triggers() if game.terminal else [],
+        "end_reason": end_reason(game),
     }
 
 
@@ -155,7 +174,7 @@ def seat_view(
         ],
         "moves": _moves(game, first, accusations),
         "legal": [
-            {"action": a, "name": action_name(a), "explain": explain(a, d, seat, rules)}
+            {"action": a, "name": move_words(a), "explain": explain(a, d, seat, rules)}
             for a in range(NUM_ACTIONS)
             if mask[a]
         ],

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grove_env.messages import describe
 from grove_env.observation import (
     COUNT_SCALE,
     MAX_PLAYERS,
@@ -206,12 +207,10 @@ class CfrAgent(BaseAgent):
             return load_strategy(self.path)
         d = decode(observation)
         rules = "revised" if d.culprit_markers_removed else "classic"
-        path = data_file(rules, d.num_players, self.whole_game)
-        if not path.is_file():
-            raise ValueError(
-                f"{self.name}: no solved strategy ships for {rules} with {d.num_players}"
-            )
-        return load_strategy(str(path))
+        refusal = _refusal(None, rules, d.num_players, self.whole_game)
+        if refusal is not None:
+            raise ValueError(refusal)
+        return load_strategy(str(data_file(rules, d.num_players, self.whole_game)))
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``float64[K, 10]`` for ``observations[K, 125]`` (all of one table), ``masks[K, 10]``."""
@@ -230,6 +229,33 @@ class CfrAgent(BaseAgent):
         mask = np.asarray(observation["action_mask"])
         probs = self.action_probabilities(np.asarray(observation["observation"])[None], mask[None])
         return int(self.rng.choice(len(probs[0]), p=probs[0] / probs[0].sum()))
+
+
+def _refusal(path: str | None, rules: str, num_players: int, whole_game: bool) -> str | None:
+    name = "cfr" if whole_game else "cfr-round"
+    if path is None:
+        if data_file(rules, num_players, whole_game).is_file():
+            return None
+        return f"{name}: no solved strategy ships for {rules} with {num_players} players"
+    try:
+        table = load_strategy(path).table
+    except FileNotFoundError as err:
+        return str(err)
+    except (OSError, ValueError, KeyError) as err:
+        return f"{name}: cannot read {path!r}: {describe(err)}"
+    if table != f"{rules} {num_players}":
+        return f"{name}: {path!r} is solved for {table}, not {rules} with {num_players} players"
+    return None
+
+
+def table_refusal(arg: str | None, rules: str, num_players: int) -> str | None:
+    """Registry table check of ``cfr``: why it cannot play that table (``None``: it can)."""
+    return _refusal(arg, rules, num_players, whole_game=True)
+
+
+def round_table_refusal(arg: str | None, rules: str, num_players: int) -> str | None:
+    """Registry table check of ``cfr-round`` (as :func:`table_refusal`)."""
+    return _refusal(arg, rules, num_players, whole_game=False)
 
 
 def make(arg: str | None = None, seed: int | None = None) -> CfrAgent:

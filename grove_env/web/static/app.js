@@ -2,7 +2,10 @@
 // Every text goes in through textContent (never innerHTML): records may come from anyone.
 "use strict";
 
-const state = { mode: "play", id: null, view: null, options: null, timer: null, steps: 0, draws: 0 };
+const state = {
+  mode: "play", id: null, view: null, options: null, timer: null, steps: 0, draws: 0,
+  roundsShown: 0, held: null, token: null,
+};
 const $ = (sel) => document.querySelector(sel);
 
 function el(tag, attrs = {}, ...children) {
@@ -17,9 +20,10 @@ function el(tag, attrs = {}, ...children) {
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
-  if (body !== undefined) {
+  if (state.token) init.headers.authorization = `Bearer ${state.token}`;
+  if (method === "POST") {
     init.headers["content-type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = typeof body === "string" ? body : JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -43,6 +47,7 @@ function refreshForm(form) {
   const rules = form.querySelector(".rules");
   const players = form.querySelector(".players");
   fillSelect(players, state.options.rules[rules.value], players.value || 4);
+  showRules(rules.value);
   const n = Number(players.value);
   const seatSelect = form.querySelector("#play-seat");
   if (seatSelect) fillSelect(seatSelect, [...Array(n).keys()], seatSelect.value || 0);
@@ -53,9 +58,19 @@ function refreshForm(form) {
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren(legend, ...seats.map((seat, k) => {
     const select = el("select", { name: "agent", "aria-label": `agent at seat ${seat}` });
-    fillSelect(select, state.options.agents, old[k] || state.options.default_agent);
+    const offered = state.options.tables[rules.value][String(n)];
+    fillSelect(select, offered, offered.includes(old[k]) ? old[k] : state.options.default_agent);
     return el("label", {}, `P${seat}`, select);
   }));
+}
+
+function showRules(rules) {
+  const words = state.options.words[rules];
+  $("#rules-goal").textContent = words.goal;
+  $("#rules-round").replaceChildren(...words.round.map((line) => el("li", {}, line)));
+  $("#rules-markers").textContent = words.markers;
+  $("#rules-end").textContent = words.end;
+  $("#rules-result").textContent = words.result;
 }
 
 function formRequest(form) {
@@ -96,9 +111,11 @@ function marker(seat, top) {
   return el("li", {}, el("span", { class: `marker p${seat}${top ? " top" : ""}` }, `P${seat}${top ? " top" : ""}`));
 }
 
-function drawSuspect(suspect, culprit) {
+function drawSuspect(suspect, culprit, view) {
   const badges = el("div", { class: "badges" });
-  if (suspect.unseen) badges.append(el("span", { class: "badge unseen" }, "UNSEEN"));
+  // The unseen marker is public: the first player did not look here. Others may have.
+  const by = view.seat === view.first_player && state.mode === "play" ? "YOU" : `P${view.first_player}`;
+  if (suspect.unseen) badges.append(el("span", { class: "badge unseen", title: "the first player left this suspect unseen" }, `UNSEEN BY ${by}`));
   if (suspect.tampered) badges.append(el("span", { class: "badge tampered" }, "TAMPERED"));
   if (culprit) badges.append(el("span", { class: "badge culprit" }, "CULPRIT"));
   const stack = el("ol", { class: "stack", "aria-label": `stack on suspect ${suspect.slot}, bottom to top` },
@@ -161,7 +178,7 @@ function drawSeats(view) {
 
 function describeRound(r) {
   const tiles = r.suspects.map((t, k) => `${k}: ${t}`).join(", ");
-  const flows = r.penalty_flows.map(([slot, to, count]) => `slot ${slot}'s ${count} marker(s) to P${to} as penalty`);
+  const flows = r.penalty_flows.map(([slot, to, count]) => `suspect ${slot}'s ${count} marker(s) to P${to} as penalty`);
   return `Round ${r.round}: suspects ${tiles}; culprit suspect ${r.culprit}` + (flows.length ? `; ${flows.join("; ")}` : "; no penalty");
 }
 
@@ -178,22 +195,89 @@ function drawActions(view) {
 function drawResult(view) {
   $("#result").hidden = !view.over;
   if (!view.over) return;
+  $("#end-reason").textContent = view.truncated ? "The game was cut off at the round limit." : view.end_reason;
   const order = view.seats.map((s) => s.seat).sort((a, b) => view.standings[a] - view.standings[b] || a - b);
   $("#standings tbody").replaceChildren(...order.map((seat) => el("tr", { "data-seat": String(seat), "data-rank": String(view.standings[seat]) },
     el("td", { class: "rank" }, String(view.standings[seat])), el("td", {}, `P${seat}`),
     el("td", {}, seatLabel(view, seat)), el("td", {}, String(view.seats[seat].score)))));
 }
 
+// A person's round that just ended is held on screen (its stacks, the culprit, who took
+// what) until they go on; then the view is drawn whole.
+function drawRoundResult(view, r) {
+  $("#round-result").hidden = false;
+  $("#table").hidden = true;
+  $("#actions").hidden = true;
+  $("#hints").hidden = true;
+  $("#result").hidden = true;
+  $("#status").textContent = `Round ${r.round} is over. Look at what happened, then go on.`;
+  $("#round-title").textContent = `Round ${r.round}: suspect ${r.culprit} (${r.suspects[r.culprit]}) was the culprit`;
+  const who = { seat: view.seat, first_player: r.first_player };
+  $("#round-stacks").replaceChildren(...[0, 1, 2].map((slot) => drawSuspect({
+    slot, tile: r.suspects[slot], unseen: r.unseen_slot === slot, tampered: r.tampered_slot === slot, stack: r.stacks[slot],
+  }, slot === r.culprit, who)));
+  const lines = [];
+  const under = r.stacks[r.culprit];
+  const fate = r.removed.some((k) => k > 0) ? "leave the game" : "go back to their owners";
+  lines.push(under.length ? `The markers under the culprit (${under.map((s) => `P${s}`).join(", ")}) ${fate}.` : "Nobody accused the culprit.");
+  for (const [slot, to, count] of r.penalty_flows) {
+    lines.push(`Suspect ${slot} was innocent: its ${count} marker(s) go to P${to}, whose marker was on top, as penalty.`);
+  }
+  r.changes.forEach((c, s) => {
+    const parts = [];
+    if (c.penalty) parts.push(`${c.penalty > 0 ? "+" : ""}${c.penalty} penalty`);
+    if (c.coloured) parts.push(`${c.coloured > 0 ? "+" : ""}${c.coloured} coloured`);
+    lines.push(`${whoName(view, s)}: ${parts.length ? parts.join(", ") : "no change"}.`);
+  });
+  $("#round-lines").replaceChildren(...lines.map((line) => el("li", {}, line)));
+  drawSeats(view);
+  $("#moves").replaceChildren();
+  $("#last-round").textContent = describeRound(r);
+  $("#board").dataset.draws = String(++state.draws);  // tests wait on this
+  $("#continue-button").focus();
+}
+
+function goOn() {
+  if ($("#round-result").hidden || !state.view) return;
+  draw(state.view);
+}
+
+async function drawHints(view) {
+  const box = $("#hints");
+  const wanted = state.mode === "play" && $("#hints-on").checked && view.legal.length > 0;
+  box.hidden = !wanted;
+  if (!wanted) return;
+  const draw = state.draws;
+  const hints = await api("GET", `/api/play/${state.id}/hints`);
+  if (draw !== state.draws) return;  // a newer view is on screen
+  $("#hints-note").textContent = hints.note;
+  $("#hints-policy").textContent = hints.policy ? `${hints.policy} plays it` : "";
+  const number = (x, digits, signed) => (x === null ? "–" : `${signed && x > 0 ? "+" : ""}${x.toFixed(digits)}`);
+  $("#hints-table tbody").replaceChildren(...hints.moves.map((m) => el("tr", { "data-action": String(m.action) },
+    el("td", {}, m.name), el("td", { class: "penalty" }, number(m.penalty, 2, false)),
+    el("td", {}, number(m.value, 3, true)),
+    el("td", {}, m.policy === null ? "" : `${Math.round(100 * m.policy)}%`))));
+  box.dataset.draw = String(draw);
+}
+
 function draw(view) {
   state.view = view;
   $("#board").hidden = false;
   $("#controls").hidden = false;
+  if (state.mode === "play" && view.rounds.length > state.roundsShown) {
+    state.roundsShown = view.rounds.length;
+    drawRoundResult(view, view.rounds[view.rounds.length - 1]);
+    return;
+  }
+  $("#round-result").hidden = true;
+  $("#table").hidden = false;
+  $("#actions").hidden = false;
   drawStatus(view);
   const last = view.rounds.length ? view.rounds[view.rounds.length - 1] : null;
   // Once the game is over its last round's suspects are revealed to everyone.
   const revealed = view.over && last && last.round === view.round;
   const suspects = view.suspects.map((s) => (revealed ? { ...s, tile: last.suspects[s.slot] } : s));
-  $("#suspects").replaceChildren(...suspects.map((s) => drawSuspect(s, revealed && s.slot === last.culprit)));
+  $("#suspects").replaceChildren(...suspects.map((s) => drawSuspect(s, revealed && s.slot === last.culprit, view)));
   drawSide(view);
   drawSeats(view);
   drawActions(view);
@@ -209,6 +293,7 @@ function draw(view) {
   $("#board").dataset.draws = String(++state.draws);  // tests wait on this
   const first = $("#actions button");
   if (first && state.mode === "play") first.focus();
+  drawHints(view).catch(showError);
 }
 
 function fillViewSelect(n) {
@@ -221,7 +306,9 @@ function fillViewSelect(n) {
 async function startPlay(form) {
   const { id, view } = await api("POST", "/api/play", formRequest(form));
   state.id = id;
+  state.roundsShown = 0;
   $("#view-select").parentElement.hidden = true;
+  $("#hints-toggle").hidden = false;
   $("#watch-controls").hidden = true;
   $("#replay-controls").hidden = true;
   draw(view);
@@ -232,7 +319,10 @@ async function playMove(action) {
   try {
     draw(await api("POST", `/api/play/${state.id}/act`, { action }));
     showError(null);
-  } catch (err) { showError(err); }
+  } catch (err) {
+    showError(err);  // the game goes on: show it as the server has it now
+    draw(await api("GET", `/api/play/${state.id}`));
+  }
 }
 
 const viewQuery = () => ($("#view-select").value === "table" ? "" : `?seat=${$("#view-select").value}`);
@@ -243,9 +333,9 @@ async function startWatch(form) {
   state.id = id;
   fillViewSelect(request.players);
   $("#view-select").parentElement.hidden = false;
+  $("#hints-toggle").hidden = true;
   $("#watch-controls").hidden = false;
   $("#replay-controls").hidden = true;
-  $("#record-link").href = `/api/record/${id}`;
   draw(view);
 }
 
@@ -275,6 +365,7 @@ async function startReplay(file) {
   state.steps = steps;
   fillViewSelect(view.num_players);
   $("#view-select").parentElement.hidden = false;
+  $("#hints-toggle").hidden = true;
   $("#watch-controls").hidden = true;
   $("#replay-controls").hidden = false;
   $("#steps").textContent = String(steps);
@@ -289,6 +380,13 @@ async function showStep(step) {
   draw(await api("GET", `/api/replay/${state.id}/${target}${viewQuery()}`));
 }
 
+async function downloadRecord() {
+  const record = await api("GET", `/api/watch/${state.id}/record`);
+  const link = el("a", { href: URL.createObjectURL(new Blob([JSON.stringify(record)], { type: "application/json" })), download: "grove-record.json" });
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
 async function refreshView() {
   if (state.mode === "watch" && state.id) draw(await api("GET", `/api/watch/${state.id}${viewQuery()}`));
   if (state.mode === "replay" && state.id) await showStep(state.view.step);
@@ -298,9 +396,12 @@ async function refreshView() {
 const guard = (fn) => (...args) => Promise.resolve(fn(...args)).then(() => showError(null), showError);
 
 function onKey(event) {
-  if (event.target.matches("input, select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.matches("input:not([type=checkbox]), select, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key.toLowerCase();
-  if (state.mode === "play" && /^[1-9]$/.test(key)) {
+  if (state.mode === "play" && key === "enter" && !$("#round-result").hidden) {
+    event.preventDefault();
+    goOn();
+  } else if (state.mode === "play" && /^[1-9]$/.test(key)) {
     const button = document.querySelectorAll("#actions button")[Number(key) - 1];
     if (button) { event.preventDefault(); button.click(); }
   } else if (state.mode === "watch" && key === "s") guard(watchStep)();
@@ -312,6 +413,9 @@ function onKey(event) {
 }
 
 async function init() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  state.token = fragment.get("token") || sessionStorage.getItem("grove-token");
+  if (state.token) sessionStorage.setItem("grove-token", state.token);
   state.options = await api("GET", "/api/options");
   for (const form of document.querySelectorAll("#setup form")) {
     const rules = form.querySelector(".rules");
@@ -325,6 +429,9 @@ async function init() {
   $("#form-watch").addEventListener("submit", (e) => { e.preventDefault(); stopRunning(); guard(startWatch)(e.target); });
   $("#record-file").addEventListener("change", (e) => { if (e.target.files[0]) guard(startReplay)(e.target.files[0]); });
   $("#step-button").addEventListener("click", guard(watchStep));
+  $("#record-button").addEventListener("click", guard(downloadRecord));
+  $("#continue-button").addEventListener("click", goOn);
+  $("#hints-on").addEventListener("change", () => { if (state.view && $("#round-result").hidden) drawHints(state.view).catch(showError); });
   $("#run-button").addEventListener("click", toggleRunning);
   $("#first-button").addEventListener("click", guard(() => showStep(0)));
   $("#back-button").addEventListener("click", guard(() => showStep(state.view.step - 1)));
