@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONFIG ?= configs/default.yaml
 
-.PHONY: setup train test test-suites demo bench lint clean
+.PHONY: setup train test test-quick test-suites demo bench lint clean
 
 $(BIN)/.grove-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
+
+# The quick loop: everything but the tests marked slow (subprocesses, training runs,
+# the browser, brute-force cross-checks); `make test` and CI run those too.
+test-quick: setup
+	$(BIN)/python -m pytest -n 2 -m "not slow"
 
 # The multi-agent suites' examples and the RLlib backend (CI runs this after `test`).
 # ray[rllib] pins its own gymnasium, so ray and RLlib's dependencies are named here.

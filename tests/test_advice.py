@@ -111,6 +111,7 @@ def test_a_network_reading_advice_is_fed_it_in_play_and_in_training():
         )
 
 
+@pytest.mark.slow
 def test_the_training_env_appends_advice_to_every_row_it_returns():
     env = GroveSelfPlayVecEnv(32, Opponents({"random": 1.0}, seed=0), seed=0, advice=True)
     assert env.observation_space.shape == (OBS_SIZE + ADVICE_SIZE,)
@@ -144,6 +145,7 @@ def test_the_config_takes_advice_and_rllib_refuses_it():
         )
 
 
+@pytest.mark.slow
 def test_an_sb3_zip_that_reads_advice_plays_plain_observations(tmp_path):
     cfg = config_from_dict(
         {

@@ -18,6 +18,7 @@ def run(*args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_nashconv_prints_nash_conv_and_gains():
     out = json.loads(run("nashconv", "--rules", "classic", "--players", "2", "--json"))
     assert out["nash_conv"] > 0 and len(out["gains"]) == 2
@@ -25,11 +26,13 @@ def test_nashconv_prints_nash_conv_and_gains():
     assert "NashConv" in run("nashconv", "--agent", "random")
 
 
+@pytest.mark.slow
 def test_whole_game_nashconv_runs_with_a_round_limit():
     out = json.loads(run("nashconv", "--whole-game", "--max-rounds", "2", "--json"))
     assert out["unit"] == "outcome" and out["nash_conv"] >= 0
 
 
+@pytest.mark.slow
 def test_solve_saves_a_strategy(tmp_path):
     path = tmp_path / "s.npz"
     out = run("solve", "--players", "2", "--seconds", "0.5", "--out", str(path))
@@ -38,6 +41,7 @@ def test_solve_saves_a_strategy(tmp_path):
         assert f["probs"].shape[1] == 3 and str(f["table"]) == "classic 2"
 
 
+@pytest.mark.slow
 def test_solve_writes_to_the_current_folder_by_default_not_the_package(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "grove_env.analysis", "solve", "--seconds", "0.2"],
@@ -49,6 +53,7 @@ def test_solve_writes_to_the_current_folder_by_default_not_the_package(tmp_path)
     assert (tmp_path / "cfr_classic_2p.npz").is_file()
 
 
+@pytest.mark.slow
 def test_solve_whole_game_saves_what_cfr_plays_and_nashconv_measures(tmp_path):
     path = tmp_path / "g.npz"
     out = run("solve", "--whole-game", "--max-rounds", "3", "--out", str(path))
@@ -61,6 +66,7 @@ def test_solve_whole_game_saves_what_cfr_plays_and_nashconv_measures(tmp_path):
     assert f"NashConv {measured['nash_conv']:.2e} outcome" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -125,6 +125,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules,n,state", CASES)
 @pytest.mark.parametrize(
     "policy", [uniform, skewed, policy_of("greedy")], ids=["uniform", "skewed", "greedy"]
@@ -178,6 +179,7 @@ def test_rigged_weights_are_checked():
         build_round_tree("classic", 2, deals=[(3, 4, 5, 6, 7, 7)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["classic", "revised"])
 def test_every_deal_of_a_two_seat_round_replays_to_its_information_set(rules):
     tree = build_round_tree(rules, 2, MarkerState(first_player=1))

@@ -38,6 +38,7 @@ def test_a_saved_strategy_plays_back_what_was_solved(tmp_path):
         assert str(f["note"]) == "test"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["classic", "revised"])
 def test_shipped_two_player_strategy_is_within_a_thousandth_of_a_marker(rules):
     assert data_file(rules, 2, whole_game=False).is_file()

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # the suites' examples train briefly
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -22,6 +22,7 @@ TWO_ROUNDS = MarkerState(coloured=(2, 3), penalty=(3, 4), first_player=1, round=
 CLASSIC_DEALS = [(3, 4, 5, 6, 7, 0), (0, 7, 6, 5, 4, 3), (5, 0, 3, 7, 6, 4)]
 
 
+@pytest.mark.slow
 def test_a_decided_last_round_is_worth_its_known_outcome():
     # Both seats place their last marker, and seat 1 already holds 3 penalty markers
     # more than seat 0 can gain: seat 0 wins whatever anyone does.
@@ -32,6 +33,7 @@ def test_a_decided_last_round_is_worth_its_known_outcome():
     assert solution.exploitability.nash_conv == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [1e-2, 1e-4])
 def test_a_solved_game_is_what_a_perfect_recall_brute_force_measures(tmp_path, target):
     solution = solve_game("revised", 2, target, max_rounds=6, start=TWO_ROUNDS, deals=DEALS)

@@ -83,6 +83,7 @@ def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> 
     assert all(c.games == 3 and 0.0 <= c.ci_low <= c.win_share <= c.ci_high for c in result.cells)
 
 
+@pytest.mark.slow
 def test_workers_share_one_pool_and_change_no_result(monkeypatch) -> None:
     pools = []
 
@@ -166,6 +167,7 @@ def test_help_describes_the_gauntlet_and_its_exit_status(capsys) -> None:
     assert "Wilson 95% intervals" in out and "%%" not in out and "Exit status" in out
 
 
+@pytest.mark.slow
 def test_command_line_prints_the_table_and_writes_json_and_png(tmp_path) -> None:
     out_json, out_png = tmp_path / "g.json", tmp_path / "g.png"
     args = ["--agent", "greedy", "--rules", "classic", "--players", "2", "--games", "2"]

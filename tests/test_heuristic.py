@@ -94,6 +94,7 @@ def absolute_deal(rows: Rows, d, j: int, seat: int, n: int) -> tuple[int, ...]:
     return (*tiles, *suspects, victim, *spare)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules,n", TABLES)
 def test_the_model_of_each_style_is_that_style(rules, n):
     for g, actions in round_one_positions(rules, n, 6, seed=n):

@@ -247,6 +247,7 @@ def run(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[byte
     )
 
 
+@pytest.mark.slow
 def test_end_to_end_missing_model_and_bad_output(tmp_path: Path) -> None:
     missing = tmp_path / "runs" / "x"
     done = run(["-m", "grove_env.agents.cli.tournament", "--agent", f"ppo:{missing}"])
@@ -266,6 +267,7 @@ def test_end_to_end_missing_model_and_bad_output(tmp_path: Path) -> None:
     one_line_error(done.stderr.decode(), "grove-tournament", str(out), "does not exist")
 
 
+@pytest.mark.slow
 def test_end_to_end_script_error() -> None:
     done = run(["scripts/seat_record.py", "--rules", "nope"])
     assert done.returncode == 2 and done.stdout == b""

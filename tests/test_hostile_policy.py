@@ -40,6 +40,8 @@ from grove_env.training import checkpoint
 from grove_env.training.checkpoint import CheckpointError
 from grove_env.training.config import load_config
 
+pytestmark = pytest.mark.slow  # its fixtures train policies and checkpoints
+
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}

@@ -26,6 +26,8 @@ from grove_env.training import builders, runs
 from grove_env.training.config import TrainConfig
 from grove_env.training.run_lock import LOCK
 
+pytestmark = pytest.mark.slow  # train.py runs in subprocesses
+
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train_cli", ROOT / "train.py")
 assert _spec is not None and _spec.loader is not None

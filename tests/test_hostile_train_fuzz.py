@@ -22,6 +22,8 @@ from test_hostile_train import SMOKE, call, one_line
 from grove_env.training import runs
 from grove_env.training.config import TrainConfig
 
+pytestmark = pytest.mark.slow  # hypothesis drives train.py's config checks for many examples
+
 CASE_BOUND_S = 60
 """A case still running after this long counts as hung (a bound, not a speed check)."""
 

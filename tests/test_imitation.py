@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from grove_env.training.builders import build_env, build_model
 from grove_env.training.config import config_from_dict
 from grove_env.training.imitation import imitate, teacher_games
+
+pytestmark = pytest.mark.slow  # imitation trains a network
 
 CFG = config_from_dict(
     {

@@ -22,6 +22,8 @@ from grove_env.training.rllib_backend import export_policy  # noqa: E402
 from grove_env.training.rllib_module import MaskedActorCritic, actor_of  # noqa: E402
 from grove_env.training.selfplay_env import SINGLE_OBSERVATION_SPACE, SelfPlayVectorEnv  # noqa: E402
 
+pytestmark = pytest.mark.slow  # RLlib starts Ray
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

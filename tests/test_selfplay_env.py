@@ -42,6 +42,7 @@ def test_make_vec_builds_it_through_the_vector_entry_point() -> None:
     assert envs.action_space.shape == (6,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("rules", "n", "reward"),
     [("classic", 4, "outcome"), ("revised", 5, "win"), ("classic", 2, "markers")],

@@ -14,6 +14,8 @@ from grove_env.training.builders import build_env
 from grove_env.training.config import ALL_TABLES, ConfigError, config_from_dict
 from grove_env.training.vec_env import TablesVecEnv
 
+pytestmark = pytest.mark.slow  # smoke training runs on several tables
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {
     "num_envs": 12,

@@ -140,6 +140,7 @@ def test_same_seed_same_result_for_any_worker_count() -> None:
     assert other.records != one.records
 
 
+@pytest.mark.slow
 def test_tournaments_sharing_a_worker_pool_play_the_same_games() -> None:
     tables = (["random"] * 4, ["greedy", "random", "random", "random"])
     alone = [run_tournament(t, games=24, seed=7, workers=2) for t in tables]
@@ -149,6 +150,7 @@ def test_tournaments_sharing_a_worker_pool_play_the_same_games() -> None:
     assert shared[0].records != shared[1].records
 
 
+@pytest.mark.slow
 def test_workers_keep_to_their_share_of_the_cores(monkeypatch) -> None:
     import os
 
@@ -211,6 +213,7 @@ def test_bad_configurations_raise_value_error(kwargs: dict, message: str) -> Non
 
 
 # ------------------------------------------------------------------ command line
+@pytest.mark.slow
 def test_cli_writes_table_json_and_plot(tmp_path: Path, capsys) -> None:
     out_json, out_png = tmp_path / "t.json", tmp_path / "t.png"
     argv = ["--players", "3", "--agents", "random,random,random", "--games", "7"]
@@ -251,6 +254,7 @@ def test_cli_masked_action_exit_1(monkeypatch, capsys) -> None:
     assert "not a legal action" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_module_runs_as_a_script() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "grove_env.agents.cli.tournament", "--players", "2", "--agents"]
@@ -291,6 +295,7 @@ def test_entries_with_one_deterministic_spec_share_one_agent() -> None:
     assert rand is None  # seeded: a fresh agent per game
 
 
+@pytest.mark.slow
 def test_shared_agents_play_the_games_of_separate_ones() -> None:
     """The same spec at two seats decides both in one batch; factories build a separate
     object per seat and game, deciding one observation at a time: the same games."""

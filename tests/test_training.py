@@ -29,6 +29,8 @@ from grove_env.agents.learned.sb3 import load_model
 from grove_env.training import checkpoint
 from grove_env.training.config import load_config
 
+pytestmark = pytest.mark.slow  # training runs in subprocesses (minutes)
+
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = load_config(ROOT / "configs" / "smoke.yaml")

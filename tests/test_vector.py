@@ -290,6 +290,7 @@ def test_observe_arguments() -> None:
         vg.observe(out=np.empty((3, 125), np.float64))
 
 
+@pytest.mark.slow
 def test_benchmark_script_runs() -> None:
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "vector_throughput.py"
     args = ["--seconds", "0.02", "--repeats", "1", "--batch-sizes", "1,16", "--players", "3"]

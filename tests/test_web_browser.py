@@ -38,6 +38,8 @@ from grove_env.web.app import create_app  # noqa: E402
 from grove_env.web.views import seat_view  # noqa: E402
 from grove_env.web.words import move_words  # noqa: E402
 
+pytestmark = pytest.mark.slow  # Chromium drives a live server
+
 Page = Any
 
 

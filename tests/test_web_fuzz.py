@@ -114,6 +114,7 @@ def send(base: str, method: str, path: str, body: bytes | None, media: str) -> i
     return status
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

@@ -179,6 +179,7 @@ def test_an_agent_failing_mid_game_is_a_409_and_the_game_goes_on(breaking_server
     assert status == 400  # 'seat' is a play key, not a watch key
 
 
+@pytest.mark.slow
 def test_the_load_benchmark_runs_at_a_tiny_size(tmp_path: Any) -> None:
     import subprocess
     import sys

@@ -15,6 +15,8 @@ from grove_env.analysis.whole_game import at_state, whole_game_exploitability
 from grove_env.observation import ObservationEncoder
 from grove_env.rules import get_rules
 
+pytestmark = pytest.mark.slow  # perfect-recall brute force over whole games
+
 DEALS = [(2, 3, 4, 5, 6, 7, 8), (8, 6, 4, 2, 3, 5, 7)]
 
 
