@@ -157,3 +157,17 @@ def test_binding_beyond_loopback_warns_and_takes_a_token(
         assert status == 401  # the bound address is served, with the token
         headers = {"host": "192.168.1.5", "authorization": "Bearer from-env"}
         assert raw_request(base, "GET", "/api/options", headers)[0] == 200
+
+
+def test_without_the_web_extra_help_works_and_serving_is_one_line(monkeypatch, capsys) -> None:
+    # A plain `pip install grove-env` has no starlette: --help still answers, and the
+    # server says in one line which extra to install (the import is guarded in cli.py).
+    from grove_env.web import cli
+
+    monkeypatch.setattr(cli, "create_app", None)
+    assert cli.main(["--port", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'grove-env[web]'" in err
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--help"])
+    assert done.value.code == 0 and "--host" in capsys.readouterr().out

@@ -23,9 +23,16 @@ import os
 import sys
 from collections.abc import Sequence
 
-from grove_env.web.app import create_app
 from grove_env.web.guard import LOOPBACK
 from grove_env.web.store import DEFAULT_IDLE, DEFAULT_PER_CLIENT, DEFAULT_PER_KIND, Limits
+
+try:  # the server needs the 'web' extra; --help and the argument checks do not
+    from grove_env.web.app import create_app
+except ModuleNotFoundError as missing:
+    create_app = None  # type: ignore[assignment]
+    NEEDS = (
+        f"grove-web needs the 'web' extra: pip install 'grove-env[web]' ({missing.name} is missing)"
+    )
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -72,6 +79,9 @@ def is_loopback(host: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if create_app is None:
+        print(f"grove-web: {NEEDS}", file=sys.stderr)
+        return 1
     import uvicorn  # the server of the 'web' extra, loaded only to serve
 
     token = args.token or os.environ.get(TOKEN_VARIABLE) or None
