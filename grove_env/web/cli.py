@@ -26,13 +26,12 @@ from collections.abc import Sequence
 from grove_env.web.guard import LOOPBACK
 from grove_env.web.store import DEFAULT_IDLE, DEFAULT_PER_CLIENT, DEFAULT_PER_KIND, Limits
 
+NEEDS = "the server needs the 'web' extra: pip install 'grove-env[web]'"
 try:  # the server needs the 'web' extra; --help and the argument checks do not
     from grove_env.web.app import create_app
 except ModuleNotFoundError as missing:
     create_app = None  # type: ignore[assignment]
-    NEEDS = (
-        f"grove-web needs the 'web' extra: pip install 'grove-env[web]' ({missing.name} is missing)"
-    )
+    NEEDS += f" ({missing.name} is missing)"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
