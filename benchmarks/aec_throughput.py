@@ -20,6 +20,7 @@ PettingZoo's classic environments need pygame (``pip install pettingzoo[classic]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
@@ -27,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -64,6 +66,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rules", default="classic", choices=["classic", "revised"])
     parser.add_argument("--players", type=int, default=4, help="grove_v1 num_players")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
         parser.error("--steps and --repeats must be >= 1")
@@ -110,8 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         spread = f"{min(rates[name]):,.0f}-{max(rates[name]):,.0f}"
         print(f"{name:<{width}}  median {median[name]:>10,.0f}/s  (range {spread})")
-    for other in ("tictactoe_v3", "connect_four_v3"):
-        print(f"ratio grove_v1 / {other}: {median[grove_name] / median[other]:.2f}")
+    ratios = {other: median[grove_name] / median[other] for other in names[1:]}
+    for other, ratio in ratios.items():
+        print(f"ratio grove_v1 / {other}: {ratio:.2f}")
+    if args.json:
+        figures = {"median_decisions_per_s": median, "ratio_grove_v1_to": ratios}
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0
 
 

@@ -17,7 +17,9 @@ whole iterations (collection + PPO update), and the ratio project / naive.
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -126,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--naive-rollouts", type=int, default=1, help="timed rollouts, naive side")
     p.add_argument("--net-arch", type=int, nargs="+", default=[128, 128])
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", metavar="PATH", help="also write the figures to this file")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
 
@@ -145,6 +148,14 @@ def main(argv: list[str] | None = None) -> None:
         f"({args.num_envs} envs x {args.n_steps} steps per rollout, net {args.net_arch}, "
         f"{args.threads} torch thread(s); learner steps, opponents = live weights)"
     )
+    if args.json:
+        figures = {
+            "steps_per_s": {
+                k: {"collection": c, "collect_update": w} for k, (c, w) in rates.items()
+            },
+            "ratio": {"collection": pc / nc, "collect_update": pw / nw},
+        }
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

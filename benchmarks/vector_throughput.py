@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 
@@ -227,9 +228,11 @@ def run(args: argparse.Namespace) -> str:
         "| games B | engine decisions/s | x grove_v1 | + observe decisions/s | x grove_v1 |",
         "|---:|---:|---:|---:|---:|",
     ]
+    figures: dict = {"grove_v1_decisions_per_s": base, "engine": {}}
     for b in sizes:
         e, o = _median(engine[b][False], 0), _median(engine[b][True], 0)
         lines.append(f"| {b} | {e:,.0f} | {e / base:,.1f} | {o:,.0f} | {o / base:,.1f} |")
+        figures["engine"][f"B={b}"] = {"decisions_per_s": e, "with_observe": o, "x_aec": e / base}
     lines.append(f"| grove_v1 `env()` | {base:,.0f} | 1.0 | | |")
     lines += ["", *observe_table(args.observe_batch, engine[args.observe_batch])]
     if not args.no_memory:
@@ -242,6 +245,9 @@ def run(args: argparse.Namespace) -> str:
             f"{mem['peak_rss_growth_mb']:.1f} MB (process: {mem['rss_before_mb']:.1f} MB "
             f"after imports, peak {mem['peak_rss_mb']:.1f} MB).",
         ]
+        figures[f"memory_B={big}"] = mem
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return "\n".join(lines)
 
 
@@ -277,7 +283,9 @@ def main(argv: list[str] | None = None) -> None:
         "--observe-batch", type=batch_size, default=4096, help="B of the trainer's-path table"
     )
     parser.add_argument("--no-memory", action="store_true", help="skip the memory run")
-    print(run(parser.parse_args(argv)))
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    print(run(args))
 
 
 if __name__ == "__main__":
