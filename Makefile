@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONFIG ?= configs/default.yaml
 
-.PHONY: setup train test test-quick test-suites demo bench lint clean
+.PHONY: setup train test test-quick test-suites docs results demo bench lint clean
 
 $(BIN)/.grove-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,21 @@ test-suites: setup
 		pandas "tensorboardX>=1.9" "pyarrow>=17" fsspec dm_tree lz4 "ormsgpack>=1.7" scipy
 	$(BIN)/python -m pytest tests/test_examples.py tests/test_rllib.py
 
+# The documentation site, warnings as errors (CI runs this after the tests), into
+# docs/_build/html. The results pages in it are written from docs/results/data by
+# `make results` (scripts/results_pages.py), not by the build.
+$(BIN)/.grove-docs-installed: $(BIN)/.grove-installed
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[docs]"
+	touch $@
+
+docs: $(BIN)/.grove-docs-installed
+	$(BIN)/python scripts/results_pages.py --check
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
+results: setup
+	$(BIN)/python scripts/results_pages.py
+
 demo: setup
 	$(BIN)/python -m grove_env.agents.cli.tournament --rules classic --players 4 \
 		--agents heuristic,random,random,random --games 400 --seed 0
@@ -53,4 +68,4 @@ lint: setup
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache docs/_build

@@ -7,17 +7,17 @@ follows :class:`grove_env.core.Game` move for move and :mod:`grove_env.grove_v1`
 observation, mask and reward for reward; ``tests/test_vector.py`` checks that on
 thousands of games of every rule set and player count.
 
-=====================  ==========================================================
-``current_player``     int64[B], the seat to act in each game
-``action_masks()``     bool[B, 10], legal actions of that seat
-``observe(seats)``     float32[B, 125], the observation of ``seats[g]`` in game g
-                       (default: the seat to act), as ``ObservationEncoder.encode``
-``step(actions)``      plays ``actions[g]`` in every (active) game, returns a
-                       :class:`StepResult`; finished games are reset at once
-``round_results``      :class:`RoundResults` of the rounds resolved by the last step
-``force_deals(deals)`` the next deal(s) of chosen games, for tests
-``state``              the :class:`~grove_env.vector.state.VectorState` (read only)
-=====================  ==========================================================
+======================  ==========================================================
+``current_player``      int64[B], the seat to act in each game
+``action_masks()``      bool[B, 10], legal actions of that seat
+``observe(seats)``      float32[B, 125], the observation of ``seats[g]`` in game g
+                        (default: the seat to act), as ``ObservationEncoder.encode``
+``step(actions)``       plays ``actions[g]`` in every (active) game, returns a
+                        :class:`StepResult`; finished games are reset at once
+``round_results``       :class:`RoundResults` of the rounds resolved by the last step
+``force_deals(deals)``  the next deal(s) of chosen games, for tests
+``state``               the :class:`~grove_env.vector.state.VectorState` (read only)
+======================  ==========================================================
 
 Rewards are those of grove_v1, per seat and step: ``outcome`` pays
 (seats ranked worse - seats ranked better) / (n - 1) when the end check stops a

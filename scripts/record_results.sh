@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The records behind the docs' results and benchmarks pages, at sizes a shared 2-core
+# machine runs in about a quarter of an hour; then the pages are rewritten from them.
+# Run from the repository root with the project's environment first on PATH
+# (PATH=.venv/bin:$PATH). Each line may be run alone; a record is replaced, never merged.
+# Set ONLY=<kind> (gauntlet, nashconv, training, benchmark) to record one kind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=docs/results/data
+rec() { kind=$1 name=$2; shift 2; [[ -z "${ONLY:-}" || "$ONLY" == "$kind" ]] || return 0
+        python scripts/record_result.py --kind "$kind" "$DATA/$kind/$name.json" -- "$@"; }
+
+rec gauntlet heuristic-all-tables grove-gauntlet --agent heuristic --rules all --players all \
+    --games 400 --seed 0 --json {json}
+
+for rules in classic revised; do
+    for agent in random greedy heuristic cfr cfr-round; do
+        rec nashconv "$rules-2p-round-$agent" python -m grove_env.analysis nashconv \
+            --rules "$rules" --players 2 --agent "$agent" --json
+    done
+    for agent in random heuristic; do
+        rec nashconv "$rules-3p-round-$agent" python -m grove_env.analysis nashconv \
+            --rules "$rules" --players 3 --agent "$agent" --json
+    done
+done
+for agent in random heuristic cfr cfr-round; do
+    rec nashconv "revised-2p-game-$agent" python -m grove_env.analysis nashconv \
+        --rules revised --players 2 --agent "$agent" --whole-game --json
+done
+
+rec training smoke-16k python train.py --config configs/smoke.yaml --set run_dir={run} \
+    --set total_timesteps=16384 --set eval_every=4096 --set final_eval_games=200
+
+rec benchmark aec-throughput python benchmarks/aec_throughput.py --json {json}
+rec benchmark heuristic-batch python benchmarks/heuristic_batch.py --json {json}
+rec benchmark vector-throughput python benchmarks/vector_throughput.py --seconds 0.5 \
+    --repeats 3 --json {json}
+rec benchmark train-throughput python benchmarks/train_throughput.py --json {json}
+rec benchmark exploitability-2p python benchmarks/exploitability.py --players 2 --json {json}
+
+python scripts/results_pages.py

@@ -1,0 +1,298 @@
+"""Write the docs' results and benchmarks pages from the records of the measuring commands.
+
+Every record in ``docs/results/data/<kind>/*.json`` (written by
+``scripts/record_result.py``: the command's own JSON with the command, the date and the
+machine) becomes a table on ``docs/results/<kind>.md``, under the command that made it;
+a new record is a new table on the next run. The headline table of ``README.md`` (between
+its ``results:headline`` markers) is the gauntlets' summary. No figure is typed by hand.
+
+    python scripts/results_pages.py            # rewrite the pages
+    python scripts/results_pages.py --check    # exit 1 naming each page that is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "docs" / "results" / "data"
+PAGES = ROOT / "docs" / "results"
+README = ROOT / "README.md"
+HEADLINE = re.compile(r"(<!-- results:headline -->\n).*?(<!-- /results:headline -->)", flags=re.S)
+TITLES = {
+    "gauntlet": "Gauntlets",
+    "nashconv": "Exploitability (NashConv)",
+    "training": "Training runs",
+    "benchmark": "Benchmarks",
+}
+
+Record = tuple[str, dict[str, Any]]  # (file name without .json, the record)
+
+
+def load(data: Path = DATA) -> dict[str, list[Record]]:
+    """Every record under ``data``, by kind (its folder), in file-name order."""
+    kinds: dict[str, list[Record]] = {}
+    for path in sorted(data.glob("*/*.json")):
+        record = json.loads(path.read_text())
+        for key in ("kind", "command", "date", "machine", "result"):
+            if key not in record:
+                raise ValueError(f"{path}: a record needs {key!r} (scripts/record_result.py)")
+        kinds.setdefault(path.parent.name, []).append((path.stem, record))
+    return kinds
+
+
+def fmt(value: Any) -> str:
+    """A figure as the pages print it: ints with separators, floats to 4 significant
+    digits (3 decimals for a share), large floats rounded."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        return f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+def table(header: list[str], rows: Iterable[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def run_on(record: dict[str, Any]) -> str:
+    """When and on what: ``2026-12-03 07:18 UTC (3.6 s), AMD EPYC x 2 CPUs, load 8.7-8.9``."""
+    m, load = record["machine"], record["machine"].get("load_average")
+    date = record["date"][:16].replace("T", " ") + " UTC"
+    load_text = f", load {load[0]:.1f} at start, {load[1]:.1f} at end" if load else ""
+    version = record.get("versions", {}).get("grove-env", "?")
+    return (
+        f"{date} ({fmt(record.get('seconds'))} s), {m['cpu']} x {m['cpus']} CPUs{load_text}, "
+        f"Python {m['python']}, grove-env {version}"
+    )
+
+
+def provenance(kind: str, name: str, record: dict[str, Any]) -> list[str]:
+    return [
+        f"Command: `{record['command']}`",
+        "",
+        f"Run {run_on(record)}. Data: `docs/results/data/{kind}/{name}.json`.",
+        "",
+    ]
+
+
+def share(cell: dict[str, Any]) -> str:
+    return f"{cell['win_share']:.3f} [{cell['ci_low']:.3f}, {cell['ci_high']:.3f}]"
+
+
+def gauntlets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gauntlet results in a record: one, ``{"tables": [...]}`` (grove-gauntlet on
+    several tables) or a training run's final evaluation."""
+    if "cells" in result:
+        return [result]
+    if "gauntlet" in result:
+        return [result["gauntlet"]]
+    tables = result.get("tables", [])
+    return list(tables.values()) if isinstance(tables, dict) else list(tables)
+
+
+def gauntlet_table(g: dict[str, Any]) -> list[str]:
+    worst = g["rule_based_worst"]
+    rows = [
+        [c["opponent"], "rule-based" if c["rule_based"] else "reference", share(c),
+         f"{c['mean_score']:.2f}"]
+        for c in g["cells"]
+    ]  # fmt: skip
+    summary = f"Fair share {g['fair_share']:.3f}"
+    if worst is not None:
+        summary += (
+            f"; over the rule-based styles: mean {g['rule_based_mean']:.3f}, "
+            f"worst {share(worst)} against {worst['opponent']}"
+        )
+    return [
+        f"**{g['agent']}**, {g['rules']} {g['num_players']}p, {g['games']:,} games per "
+        f"opponent (seats rotated), seed {g['seed']}:",
+        "",
+        *table(["opponent", "group", "win share [95% CI]", "mean score"], rows),
+        summary + ".",
+        "",
+    ]
+
+
+def gauntlet_page(records: list[Record]) -> list[str]:
+    lines = [
+        "Each table: the agent against `N - 1` copies of each opponent, its win share with",
+        "the Wilson 95% interval (see [the gauntlet](../agents.md)).",
+        "",
+    ]
+    for name, record in records:
+        lines += [f"## {name}", ""]
+        for g in gauntlets(record["result"]):
+            lines += gauntlet_table(g)
+        lines += provenance("gauntlet", name, record)
+    return lines
+
+
+def headline(records: list[Record]) -> list[str]:
+    """One line per gauntlet: what the README shows."""
+    rows = []
+    for _, record in records:
+        for g in gauntlets(record["result"]):
+            cells = {c["opponent"]: c for c in g["cells"]}
+            worst = g["rule_based_worst"]
+            rows.append([
+                g["agent"], f"{g['rules']} {g['num_players']}p ({g['fair_share']:.3f})",
+                share(cells["random"]) if "random" in cells else "",
+                "" if worst is None else f"{worst['opponent']} {share(worst)}",
+                "" if g["rule_based_mean"] is None else f"{g['rule_based_mean']:.3f}", g["games"],
+            ])  # fmt: skip
+    header = ["agent", "table (fair share)", "vs random", "worst style", "mean", "games"]
+    return table(header, rows)
+
+
+AGENT_ORDER = ("random", "greedy", "heuristic", "heuristic-trust", "cfr", "cfr-round")
+
+
+def nashconv_page(records: list[Record]) -> list[str]:
+    cells: dict[tuple[str, int, str], dict[str, float]] = {}
+    for _, record in records:
+        r = record["result"]
+        game = "whole game, outcome" if r["whole_game"] else "one round, markers"
+        cells.setdefault((r["rules"], r["players"], game), {})[r["agent"]] = r["nash_conv"]
+    found = {record["result"]["agent"] for _, record in records}
+    agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
+    rows = [
+        [rules, players, game, *(v.get(a) for a in agents)]
+        for (rules, players, game), v in sorted(cells.items())
+    ]
+    made = [
+        [name, r["nash_conv"], f"{r['seconds']} s, {r['peak_mb']} MB", f"`{record['command']}`",
+         run_on(record)]
+        for name, record in records
+        for r in [record["result"]]
+    ]  # fmt: skip
+    return [
+        "NashConv of each agent playing every seat: the sum over seats of what a seat gains",
+        "by its exact best response (0 is an equilibrium). One round pays the `markers`",
+        "reward; the whole game the `outcome` reward, from -1 to 1.",
+        "",
+        *table(["rules", "players", "game, unit", *agents], rows),
+        "## How each figure was made",
+        "",
+        "Each row is one record, `docs/results/data/nashconv/<record>.json`.",
+        "",
+        *table(["record", "NashConv", "time, peak memory", "command", "run"], made),
+    ]
+
+
+def training_page(records: list[Record]) -> list[str]:
+    lines = []
+    for name, record in records:
+        curve = record["result"]["metrics"]
+        columns = [c for c in curve[0] if c != "wall_time_s"] if curve else []
+        lines += [f"## {name}", "", "Learning curve (`metrics.csv` of the run):", ""]
+        lines += table([c.removeprefix("eval/") for c in columns], ([row.get(c) for c in columns]
+                       for row in curve))  # fmt: skip
+        final = record["result"].get("final_eval")
+        if final:
+            lines += ["Final gauntlet (`final_eval.json` of the run):", ""]
+            for g in gauntlets(final):
+                lines += gauntlet_table(g)
+        lines += provenance("training", name, record)
+    return lines
+
+
+def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """``{"a": {"b": 1}, "c": [2]}`` -> ``[("a.b", 1), ("c.0", 2)]``."""
+    if isinstance(value, dict):
+        items: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return [(prefix, value)]
+    out = []
+    for key, item in items:
+        out += flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    return out
+
+
+def figures_page(kind: str) -> Callable[[list[Record]], list[str]]:
+    """Any other kind (the benchmarks among them): a table of each record's figures."""
+
+    def page(records: list[Record]) -> list[str]:
+        lines = []
+        for name, record in records:
+            lines += [f"## {name}", ""]
+            lines += table(["figure", "value"], (list(kv) for kv in flatten(record["result"])))
+            lines += provenance(kind, name, record)
+        return lines
+
+    return page
+
+
+PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
+    "gauntlet": gauntlet_page,
+    "nashconv": nashconv_page,
+    "training": training_page,
+}
+
+
+def page(kind: str, records: list[Record]) -> str:
+    """The MyST text of ``docs/results/<kind>.md``."""
+    maker = PAGE_MAKERS.get(kind, figures_page(kind))
+    body = maker(records) if records else ["No records yet (see [Results](index.md))."]
+    head = [
+        f"# {TITLES.get(kind, kind.capitalize())}",
+        "",
+        "<!-- Written by scripts/results_pages.py from docs/results/data; do not edit. -->",
+        "",
+        f"Generated from `docs/results/data/{kind}/*.json` by `scripts/results_pages.py`.",
+        "",
+    ]
+    return "\n".join(head + body).rstrip("\n") + "\n"
+
+
+def readme_text(readme: str, kinds: dict[str, list[Record]]) -> str:
+    block = "\n".join(headline(kinds.get("gauntlet", [])))
+    return HEADLINE.sub(lambda m: m.group(1) + block + m.group(2), readme)
+
+
+def outputs(data: Path = DATA, pages: Path = PAGES, readme: Path = README) -> dict[Path, str]:
+    """Every page this script writes, with its text."""
+    kinds = {kind: [] for kind in TITLES} | load(data)
+    out = {pages / f"{kind}.md": page(kind, records) for kind, records in kinds.items()}
+    if readme.exists():
+        out[readme] = readme_text(readme.read_text(), kinds)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="exit 1 if a page is stale")
+    args = p.parse_args(argv)
+    try:
+        wanted = outputs()
+    except (ValueError, KeyError, json.JSONDecodeError) as exc:
+        print(f"results_pages: {exc}", file=sys.stderr)
+        return 1
+    stale = [path for path, text in wanted.items()
+             if not path.exists() or path.read_text() != text]  # fmt: skip
+    for path in stale:
+        rel = path.relative_to(ROOT)
+        if args.check:
+            print(f"stale: {rel} (run python scripts/results_pages.py)", file=sys.stderr)
+        else:
+            path.write_text(wanted[path])
+            print(f"wrote {rel}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

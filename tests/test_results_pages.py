@@ -1,0 +1,95 @@
+"""The results pages are written from the measuring commands' JSON, never by hand.
+
+``scripts/record_result.py`` keeps a command's JSON with the command, the date and the
+machine; ``scripts/results_pages.py`` turns the records in ``docs/results/data`` into
+the pages of ``docs/results`` and the README's headline table.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from command_lines import ROOT, load_script
+
+pages = load_script("results_pages")
+DATA = ROOT / "docs" / "results" / "data"
+
+
+def test_the_gauntlet_page_is_regenerated_from_its_json(tmp_path: Path) -> None:
+    shutil.copytree(DATA / "gauntlet", tmp_path / "gauntlet")
+    written = pages.outputs(tmp_path, tmp_path / "out", tmp_path / "no-readme.md")
+    committed = (ROOT / "docs" / "results" / "gauntlet.md").read_text()
+    assert written[tmp_path / "out" / "gauntlet.md"] == committed
+
+
+def test_every_committed_page_and_the_readme_table_is_current() -> None:
+    stale = [str(p) for p, text in pages.outputs().items() if p.read_text() != text]
+    assert not stale, f"run python scripts/results_pages.py: {stale}"
+
+
+def test_a_changed_figure_changes_the_page(tmp_path: Path) -> None:
+    source = sorted((DATA / "gauntlet").glob("*.json"))[0]
+    record = json.loads(source.read_text())
+    first = pages.gauntlets(record["result"])[0]
+    before = pages.page("gauntlet", [("x", record)])
+    cell = first["cells"][0]
+    row = f"| {cell['opponent']} | rule-based | {{:.3f}} [{cell['ci_low']:.3f}"
+    assert row.format(cell["win_share"]) in before
+    cell["win_share"] = 0.123456
+    after = pages.page("gauntlet", [("x", record)])
+    assert row.format(0.123456) in after and row.format(0.123456) not in before
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*/*.json")), ids=lambda p: p.stem)
+def test_each_record_names_its_command_date_and_machine(path: Path) -> None:
+    record = json.loads(path.read_text())
+    assert record["kind"] == path.parent.name and record["command"].strip()
+    assert datetime.datetime.fromisoformat(record["date"]).year >= 2026
+    assert record["machine"]["cpus"] >= 1 and record["machine"]["cpu"]
+    page = (ROOT / "docs" / "results" / f"{path.parent.name}.md").read_text()
+    assert f"`{record['command']}`" in page
+    assert f"data/{path.parent.name}/{path.name}`" in page or f"| {path.stem} |" in page
+
+
+def test_a_record_of_a_new_kind_gets_a_page_of_its_figures(tmp_path: Path) -> None:
+    (tmp_path / "zoo").mkdir()
+    record = {"kind": "zoo", "command": "make zoo", "date": "2026-12-03T00:00:00+00:00",
+              "machine": {"cpu": "x", "cpus": 2, "python": "3.11"},
+              "result": {"cards": [{"name": "a", "elo": 1234.5}]}}  # fmt: skip
+    (tmp_path / "zoo" / "cards.json").write_text(json.dumps(record))
+    written = pages.outputs(tmp_path, tmp_path, tmp_path / "no-readme.md")
+    assert "| cards.0.elo | 1,234 |" in written[tmp_path / "zoo.md"]
+    assert "No records yet" in written[tmp_path / "nashconv.md"]
+
+
+def record(tmp_path: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    script = ROOT / "scripts" / "record_result.py"
+    argv = [sys.executable, str(script), "--kind", "benchmark", str(tmp_path / "r.json")]
+    return subprocess.run([*argv, "--", *command], capture_output=True, text=True, timeout=60)
+
+
+def test_the_recorder_keeps_the_command_and_the_json_it_wrote(tmp_path: Path) -> None:
+    code = "import json, sys; json.dump({'rate': 2.5, 'to': sys.argv[1]}, open(sys.argv[1], 'w'))"
+    done = record(tmp_path, sys.executable, "-c", code, "{json}")
+    assert done.returncode == 0, done.stderr
+    kept = json.loads((tmp_path / "r.json").read_text())
+    # the scratch path the command was given is kept as the placeholder it was typed as
+    assert kept["result"] == {"rate": 2.5, "to": "{json}"} and kept["command"].endswith("'{json}'")
+    assert kept["kind"] == "benchmark" and len(kept["machine"]["load_average"]) == 2
+
+
+def test_the_recorder_reads_the_last_stdout_line_and_stops_on_failure(tmp_path: Path) -> None:
+    done = record(tmp_path, sys.executable, "-c", "print('working'); print('[1, 2]')")
+    assert done.returncode == 0 and json.loads((tmp_path / "r.json").read_text())["result"] == [
+        1,
+        2,
+    ]
+    (tmp_path / "r.json").unlink()
+    done = record(tmp_path, sys.executable, "-c", "raise SystemExit(3)")
+    assert done.returncode == 3 and not (tmp_path / "r.json").exists()
