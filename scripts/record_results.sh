@@ -36,6 +36,7 @@ rec benchmark heuristic-batch python benchmarks/heuristic_batch.py --json {json}
 rec benchmark vector-throughput python benchmarks/vector_throughput.py --seconds 0.5 \
     --repeats 3 --json {json}
 rec benchmark train-throughput python benchmarks/train_throughput.py --json {json}
+rec benchmark web-load python benchmarks/web_load.py --clients 10 --seconds 20 --json {json}
 rec benchmark exploitability-2p python benchmarks/exploitability.py --players 2 --json {json}
 
 python scripts/results_pages.py
