@@ -41,6 +41,7 @@ def test_every_tutorial_has_a_page_and_a_test() -> None:
     assert all(f"\n{name}\n" in index for name in scripts)
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_train_from_config() -> None:
     out = run_tutorial("train_from_config.py")
     assert "$ python train.py --config configs/smoke.yaml --set run_dir=" in out
@@ -51,6 +52,7 @@ def test_train_from_config() -> None:
     assert "$ grove-tournament --agent ppo:" in out and "40 games" in out
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_evaluate() -> None:
     out = run_tutorial("evaluate.py")
     assert "$ grove-tournament --rules classic" in out and "$ grove-gauntlet" in out
@@ -58,6 +60,7 @@ def test_evaluate() -> None:
     assert "Gauntlet of greedy: revised rules, 3 players" in out
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_exploitability() -> None:
     from grove_env.analysis.best_response import exploitability
     from grove_env.analysis.policies import policy_of
@@ -72,6 +75,7 @@ def test_exploitability() -> None:
     assert greedy == pytest.approx(expected, abs=1e-4)
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_other_libraries_run_or_skip_with_the_install_line() -> None:
     out = run_tutorial("other_libraries.py")
     for script, module, extra in [
@@ -87,6 +91,7 @@ def test_other_libraries_run_or_skip_with_the_install_line() -> None:
     assert "$ python examples/cleanrl_ppo.py" in out  # torch is in the dev extras
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_ray_scale_out() -> None:
     out = run_tutorial("ray_scale_out.py")
     if importlib.util.find_spec("ray") is None:
@@ -95,6 +100,7 @@ def test_ray_scale_out() -> None:
         assert "best_policy.json" in out and "40 games" in out
 
 
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_play_in_browser() -> None:
     out = run_tutorial("play_in_browser.py")
     match = re.search(r"GET / -> (\d+) characters, title '([^']*)'", out)
