@@ -8,7 +8,8 @@ loading one unpickles it, which can run code; ``sb3:PATH`` (:mod:`grove_env.agen
 is the explicit opt-in for zips you trust.
 
 The agent plays the most likely legal action (``deterministic=True``, the default) or
-samples from the masked policy. Loaded weights are cached per file, so building the
+samples from the masked policy; ``action_probabilities`` gives that distribution, which
+the analysis reads. Loaded weights are cached per file, so building the
 agent once per game (as tournaments do) reads the files once. Every problem with the
 path or the files is a :class:`~grove_env.agents.learned.policy_files.ModelFileError` (a
 ``ValueError``) of one line naming it and the path. Needs torch only.
@@ -137,6 +138,16 @@ class PPOAgent(BaseAgent):
                 f"{self.name} agent asked to act on a row with an all-zero action mask"
             )
         return self.actor.act(observations, masks, self.deterministic, self.generator)
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64[K, 10]``: the distribution :meth:`act_batch` draws from (a one-hot on
+        its choice when deterministic), through the same input features as play."""
+        masks = np.asarray(masks, dtype=bool)
+        if not self.deterministic:
+            return self.actor.probabilities(observations, masks)
+        probs = np.zeros(masks.shape)
+        probs[np.arange(len(masks)), self.act_batch(observations, masks)] = 1.0
+        return probs
 
 
 def make(arg: str | None = None, seed: int | None = None, deterministic: bool = True) -> PPOAgent:
