@@ -9,6 +9,8 @@ rows (the sampling agent), and the vectorised analysis must agree with it.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -17,9 +19,14 @@ from test_best_response import CASES, BruteForce, rigged_deals
 from grove_env.agents.heuristic.advice import advised
 from grove_env.agents.learned.policy_net import build_actor
 from grove_env.agents.learned.ppo import PPOAgent
+from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
+from grove_env.analysis import nash_conv
+from grove_env.analysis.__main__ import main
 from grove_env.analysis.best_response import exploitability
-from grove_env.analysis.policies import policy_of
+from grove_env.analysis.policies import policy_of, uniform
 from grove_env.analysis.round_tree import build_round_tree
+from grove_env.analysis.whole_game import whole_game_exploitability
+from grove_env.rules import get_rules
 
 
 def advice_actor(seed: int = 0) -> torch.nn.Module:
@@ -69,3 +76,30 @@ def test_nash_conv_of_an_advice_policy_matches_the_brute_force(deterministic):
     assert np.allclose(got.values, values, atol=1e-9)
     assert np.allclose(got.best_response_values, best, atol=1e-9)
     assert got.nash_conv > 0.01  # an untrained network is exploitable: the check has teeth
+
+
+def test_the_command_line_measures_a_saved_advice_policy(tmp_path, capsys):
+    actor = advice_actor(seed=1)
+    card = PolicyCard("advice", (16,), "relu", ("revised",), (2,))
+    path = save_policy(actor, card, tmp_path / "policy.json")
+    assert (
+        main(
+            ["nashconv", "--rules", "revised", "--players", "2"]
+            + ["--agent", f"ppo:{path}", "--json"]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    expected = nash_conv(PPOAgent(actor), "revised", 2)
+    assert out["nash_conv"] == pytest.approx(expected.nash_conv, abs=1e-12) and out["nash_conv"] > 0
+
+
+def test_nash_conv_keeps_the_trees_and_measures_as_the_parts_do():
+    whole = whole_game_exploitability("classic", 2, uniform, max_rounds=2)
+    for _ in range(2):  # the second call finds the trees kept
+        got = nash_conv("random", "classic", 2, whole_game=True, max_rounds=2)
+        assert got.nash_conv == whole.nash_conv and got.values == whole.values
+    one = exploitability(build_round_tree("classic", 2), policy_of("greedy"))
+    assert nash_conv("greedy", get_rules("classic"), 2).nash_conv == one.nash_conv
+    with pytest.raises(ValueError, match="round trees"):
+        whole_game_exploitability("classic", 2, uniform, 2, trees=[build_round_tree("classic", 2)])
