@@ -15,8 +15,9 @@ agent, e.g. ``zoo:revised-2p``), keeps each table's policy and its card in a fol
     grove_env/data/zoo/<rules>_<n>p/card.json                how it was made, measured
 
 The zoo card (:data:`ZOO_CARD_FIELDS`) records the config the policy was trained from,
-its steps and seed, its exact NashConv (one round from the start of a game; the whole
-game too at two players) and its gauntlet summary; ``make zoo`` (``scripts/zoo.py``)
+its steps and seed, its exact NashConv as ``zoo:`` plays it (the most likely legal
+action; one round from the start of a game, the whole game too at two players) and its
+gauntlet summary; ``make zoo`` (``scripts/zoo.py``)
 re-trains the policies from ``configs/zoo/<rules>_<n>p.yaml`` and writes the cards.
 
 The safe format (:mod:`grove_env.agents.learned.safe_policy`) is what the ``ppo:`` agent
