@@ -15,7 +15,12 @@ from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
 from grove_env.agents.learned import policy_files
-from grove_env.agents.learned.policy_files import ZOO_CARD_FIELDS, zoo_shipped, zoo_tables
+from grove_env.agents.learned.policy_files import (
+    ZOO_CARD_FIELDS,
+    read_zoo_card,
+    zoo_shipped,
+    zoo_tables,
+)
 from grove_env.agents.learned.policy_net import build_actor
 from grove_env.agents.learned.ppo import PPOAgent, load_actor
 from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
@@ -85,6 +90,18 @@ def test_a_shipped_policy_plays_everywhere_the_registry_reaches(zoo):
     assert measured == nash_conv(PPOAgent(actor), "revised", 2).nash_conv and measured > 0
 
 
+def test_a_damaged_or_foreign_card_is_one_line(zoo):
+    (zoo / "revised_2p").mkdir(parents=True)
+    with pytest.raises(ValueError, match="no card for revised-2p"):
+        read_zoo_card("revised-2p")
+    (zoo / "revised_2p" / "card.json").write_text("{not json")
+    with pytest.raises(ValueError, match="card .* is unusable"):
+        read_zoo_card("revised-2p")
+    (zoo / "revised_2p" / "card.json").write_text(json.dumps({"table": "classic-2p"}))
+    with pytest.raises(ValueError, match="is not the card of revised-2p"):
+        read_zoo_card("revised-2p")
+
+
 def zoo_script(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "zoo.py"), *args],
@@ -120,7 +137,7 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
         "--out", str(out), "--games", "2", "--workers", "1",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    card = json.loads((out / "revised_2p" / "card.json").read_text())
+    card = read_zoo_card("revised-2p", out)
     assert tuple(card) == ZOO_CARD_FIELDS
     assert card["spec"] == "zoo:revised-2p" and card["seed"] == 0
     assert card["config"]["as_used"]["total_timesteps"] == 4096 and card["steps"] > 0

@@ -35,6 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from grove_env.messages import one_line
 from grove_env.rules import RULE_SETS
 
 CHECKPOINTS = "checkpoints"
