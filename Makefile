@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONFIG ?= configs/default.yaml
 
-.PHONY: setup train test test-quick test-suites docs results demo bench lint clean
+.PHONY: setup train test test-quick test-suites docs results demo bench lint clean zoo
 
 $(BIN)/.grove-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ setup: $(BIN)/.grove-installed
 
 train: setup
 	$(BIN)/python train.py --config $(CONFIG)
+
+# Re-train the zoo (one policy per table, configs/zoo/) and write each card (scripts/zoo.py).
+zoo: setup
+	$(BIN)/python scripts/zoo.py
 
 test: setup
 	$(BIN)/ruff check .

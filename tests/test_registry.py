@@ -115,7 +115,7 @@ def test_table_refusal_says_which_agents_play_a_table(rules: str, n: int) -> Non
     """An agent the check accepts plays a round there; one it refuses fails when it acts."""
     refused = []
     for name in agent_names():
-        if name in ("human", "ppo", "sb3"):  # a terminal, or a file to name: not built bare
+        if name in ("human", "ppo", "sb3", "zoo"):  # a terminal, a file or table to name
             continue
         why = base.table_refusal(name, rules, n)
         if why is None:

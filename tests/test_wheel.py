@@ -40,3 +40,10 @@ def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     assert {"grove_env/data/cfr_revised_2p.npz", "grove_env/data/cfr_revised_2p_game.npz"} <= set(
         names
     )
+    zoo = {  # the zoo's policies and cards, as many as the package ships
+        f"grove_env/{p.relative_to(ROOT / 'grove_env').as_posix()}"
+        for p in (ROOT / "grove_env" / "data" / "zoo").glob("*/*")
+        if p.suffix in (".json", ".pt")
+    }
+    assert zoo <= set(names)
+    assert {n for n in names if n.startswith("grove_env/data/zoo/")} == zoo

@@ -9,7 +9,8 @@ recurrent policy) and is called between games.
 
 Specs (:data:`SPEC_HELP`, for command lines' ``--help``): ``random``, ``greedy``,
 ``heuristic``, ``human``, ``ppo:PATH`` (a policy saved by ``train.py``, loaded without
-running code) and ``sb3:PATH`` (a raw stable-baselines3 zip: loading it can run code).
+running code), ``zoo:<rules>-<n>p`` (the policy shipped for a table) and ``sb3:PATH``
+(a raw stable-baselines3 zip: loading it can run code).
 A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x``.
 
 >>> agent = make_agent("random", seed=0)
@@ -88,6 +89,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "human": "grove_env.agents.cli.human:make",
     "ppo": "grove_env.agents.learned.ppo:make",
     "sb3": "grove_env.agents.learned.sb3:make",
+    "zoo": "grove_env.agents.learned.ppo:make_zoo",
     "stack-avoider": "grove_env.agents.scripted.styles:make_stack_avoider",
     "piler": "grove_env.agents.scripted.styles:make_piler",
     "follower": "grove_env.agents.scripted.styles:make_follower",
@@ -113,6 +115,8 @@ SPEC_HELP = """agent specs:
   cfr-round  the solved two-player round (CFR+, markers reward), the same in every round
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
              policy .json; loads weights only, never runs code from the file
+  zoo:TABLE  the trained policy shipped for a table, e.g. zoo:revised-2p
+             (classic-2p..4p, revised-2p..5p); safe format, as ppo: plays it
   sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN
              ARBITRARY CODE: only for files you made or trust"""
 

@@ -11,6 +11,12 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
   public marker states with the round as the stage.
 - :mod:`~grove_env.analysis.game_solver`: the whole game solved the same way, CFR+ on
   each stage; strategies saved for the ``cfr`` agent.
+- :mod:`~grove_env.analysis.measure`: :func:`nash_conv`, an agent's NashConv at a table
+  in one call (the command line's, and a trainer's while it trains).
 
 Command line: ``python -m grove_env.analysis nashconv|solve`` (see ``__main__``).
 """
+
+from .measure import nash_conv
+
+__all__ = ["nash_conv"]

@@ -43,12 +43,10 @@ from grove_env.agents.cli.command_line import (
 )
 from grove_env.rules import RULE_SETS, get_rules
 
-from .best_response import exploitability
 from .cfr import save_strategy, solve
 from .game_solver import save_game_strategy, solve_game
-from .policies import policy_of
+from .measure import nash_conv
 from .round_tree import build_round_tree
-from .whole_game import whole_game_exploitability
 
 PROG = "python -m grove_env.analysis"
 SECONDS_HELP = "time limit: of the round (default 60), of each stage (--whole-game, default 600)"
@@ -134,13 +132,9 @@ def check_table(args: argparse.Namespace) -> None:
 def nashconv(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     refuse_human([args.agent], "the analysis asks every information state at once")
-    policy = policy_of(build_agent(args.agent, seed=0))
-    if args.whole_game:
-        result = whole_game_exploitability(args.rules, args.players, policy, args.max_rounds)
-        unit = "outcome"
-    else:
-        result = exploitability(build_round_tree(args.rules, args.players), policy)  # type: ignore[assignment]
-        unit = "markers"
+    agent = build_agent(args.agent, seed=0)
+    result = nash_conv(agent, args.rules, args.players, args.whole_game, args.max_rounds)
+    unit = "outcome" if args.whole_game else "markers"
     return {
         "rules": args.rules,
         "players": args.players,

@@ -2,12 +2,12 @@
 
 A :data:`Policy` maps ``observations[K, 125]`` and ``masks[K, 10]`` to probabilities
 ``float64[K, 10]`` that are zero on illegal actions and sum to one per row.
-:func:`policy_of` makes one from an agent or an agent spec:
+:func:`policy_of` makes one from an agent or an agent spec, asking the agent the way
+play does, so a policy's input features (``advice``) are made by the agent's own code:
 
-- an agent with ``action_probabilities(observations, masks)`` (the ``cfr`` agent) uses it;
-- ``random`` is uniform over the legal actions;
-- ``ppo:`` is the masked softmax of its actor (``deterministic=False``) or its most
-  likely legal action (the default, as it plays);
+- an agent with ``action_probabilities(observations, masks)`` gives them itself:
+  ``random`` (uniform), ``cfr``, and ``ppo:`` (the masked softmax its ``act`` samples
+  from, or a one-hot on its ``act_batch`` choice when deterministic, as it plays);
 - any other agent is taken to be deterministic (``greedy``, ``heuristic``): a one-hot
   on the action it picks, in one ``act_batch`` call per batch where the agent says it is
   deterministic (``act_batch`` equals ``act`` row by row), else one ``act`` per row.
@@ -23,17 +23,13 @@ from typing import Any
 import numpy as np
 
 from grove_env.agents.base import make_agent
-from grove_env.agents.scripted.random_agent import RandomAgent
+from grove_env.agents.scripted.random_agent import uniform
 
 from .round_tree import RoundTree
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-
-def uniform(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Uniform over the legal actions."""
-    legal = np.asarray(masks, dtype=np.float64)
-    return legal / legal.sum(axis=1, keepdims=True)
+__all__ = ["Policy", "branch_probabilities", "policy_of", "spiel_policy", "uniform"]
 
 
 def policy_of(agent: Any, seed: int | None = 0) -> Policy:
@@ -42,10 +38,6 @@ def policy_of(agent: Any, seed: int | None = 0) -> Policy:
         agent = make_agent(agent, seed=seed)
     if hasattr(agent, "action_probabilities"):
         return agent.action_probabilities  # type: ignore[no-any-return]
-    if isinstance(agent, RandomAgent):
-        return uniform
-    if hasattr(agent, "actor"):
-        return _actor_policy(agent.actor, bool(getattr(agent, "deterministic", True)))
 
     batched = bool(getattr(agent, "deterministic", False)) and hasattr(agent, "act_batch")
 
@@ -69,24 +61,6 @@ def policy_of(agent: Any, seed: int | None = 0) -> Policy:
         return probs
 
     return deterministic
-
-
-def _actor_policy(actor: Any, deterministic: bool) -> Policy:
-    import torch  # the train extra, only for ppo: agents
-
-    def probabilities(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        legal = np.asarray(masks, dtype=bool)
-        with torch.no_grad():
-            logits = actor(torch.as_tensor(observations, dtype=torch.float32)).double().numpy()
-        logits = np.where(legal, logits, -np.inf)
-        if deterministic:
-            probs = np.zeros(legal.shape)
-            probs[np.arange(len(probs)), logits.argmax(axis=1)] = 1.0
-            return probs
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-
-    return probabilities
 
 
 def branch_probabilities(tree: RoundTree, policies: list[Policy], batch: int = 4096) -> list:

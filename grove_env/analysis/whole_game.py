@@ -193,24 +193,29 @@ def whole_game_exploitability(
     max_rounds: int = 100,
     start: MarkerState | None = None,
     deals: Sequence[Sequence[int]] | None = None,
+    trees: Sequence[RoundTree] | None = None,
 ) -> WholeGameExploitability:
     """NashConv of ``policies`` over the game from ``start`` (default: its beginning).
 
     ``max_rounds`` is the env's round limit; ``deals`` rigs every round's deal (uniform
-    over the list; default: a shuffle).
+    over the list; default: a shuffle). ``trees`` gives the round trees, one per first
+    player, already built for these deals (their observations are rewritten per state).
     """
     states = public_states(rules, num_players, max_rounds, start)
     n = states.num_players
     if callable(policies):
         policies = [policies] * n
-    trees = [
-        build_round_tree(states.rules, n, MarkerState(first_player=f), deals) for f in range(n)
-    ]
+    if trees is None:
+        trees = [
+            build_round_tree(states.rules, n, MarkerState(first_player=f), deals) for f in range(n)
+        ]
+    elif [(t.num_players, t.state.first_player) for t in trees] != [(n, f) for f in range(n)]:
+        raise ValueError(f"give {n} round trees of {n} seats, first players 0 to {n - 1}")
 
     def branches(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
         return branch_probabilities(at_state(stage, counts, r), policies)  # type: ignore[arg-type]
 
-    return whole_game_nash_conv(states, trees, branches)
+    return whole_game_nash_conv(states, list(trees), branches)
 
 
 StageStrategy = Callable[[Counts, int, RoundTree], list[np.ndarray]]

@@ -28,6 +28,7 @@ import numpy as np
 
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.base import Agent, agent_names, make_agent, table_refusal
+from grove_env.agents.learned.policy_files import zoo_shipped
 from grove_env.core import Game
 from grove_env.messages import describe, one_line
 from grove_env.observation import ObservationEncoder
@@ -55,7 +56,8 @@ class AgentMenu:
 
     def __init__(self, extra: Sequence[str] = ()) -> None:
         specs = []
-        for spec in [n for n in agent_names() if n not in NOT_ON_THE_WEB] + list(extra):
+        zoo = [f"zoo:{table}" for table in zoo_shipped()]  # the policies the wheel ships
+        for spec in [n for n in agent_names() if n not in NOT_ON_THE_WEB] + zoo + list(extra):
             try:
                 make_agent(spec, seed=0)
             except (ValueError, OSError) as err:  # needs an argument, or a file that fails

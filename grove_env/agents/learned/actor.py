@@ -1,9 +1,10 @@
 """The policy's actor as a plain torch module, and masked action choice from its logits.
 
 SB3's ``MaskableActorCriticPolicy`` computes values and builds a distribution object on
-every call; an opponent seat, an evaluation or the ``ppo:`` agent only needs
-``observation -> logits -> masked argmax or sample``. :class:`Actor` is that path,
-sharing the policy's modules (live weights) or holding a frozen copy (a snapshot).
+every call; an opponent seat, an evaluation, the ``ppo:`` agent or the analysis only
+needs ``observation -> logits -> masked argmax, sample or probabilities``. :class:`Actor` is
+that path, sharing the policy's modules (live weights) or holding a frozen copy (a
+snapshot).
 Masked logits follow sb3-contrib: illegal actions get a logit of ``-1e8``, so sampling
 here draws from the same distribution as ``MaskablePPO`` itself.
 """
@@ -44,6 +45,25 @@ class Actor(nn.Module):
         return twin
 
     @torch.no_grad()
+    def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
+        """Logits ``[K, 10]`` for plain ``observations[K, 125]``, illegal ones ``-1e8``.
+
+        The one way in for play and analysis alike: input features computed in NumPy
+        (the ``advice`` of :mod:`grove_env.agents.learned.policy_net`) are appended to the
+        observations here first, as the training env appends them to its rows.
+        """
+        prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
+        rows = observations if prepare is None else prepare(observations)
+        obs = torch.as_tensor(rows, dtype=torch.float32)
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        return self(obs).masked_fill(~legal, MASKED_LOGIT)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64[K, 10]``: the masked softmax that :meth:`act` samples from."""
+        logits = self.masked_logits(observations, masks).double()
+        return torch.softmax(logits, dim=1).numpy()
+
+    @torch.no_grad()
     def act(
         self,
         observations: np.ndarray,
@@ -54,14 +74,9 @@ class Actor(nn.Module):
         """Actions ``int64[K]`` for ``observations[K, 125]`` under boolean ``masks[K, 10]``.
 
         Deterministic: the most likely legal action; otherwise a draw from the masked
-        softmax (Gumbel-max with ``generator``). Features computed in NumPy (the
-        ``advice`` of :mod:`grove_env.agents.learned.policy_net`) are appended here first.
+        softmax (Gumbel-max with ``generator``), both from :meth:`masked_logits`.
         """
-        prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
-        rows = observations if prepare is None else prepare(observations)
-        obs = torch.as_tensor(rows, dtype=torch.float32)
-        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
-        logits = self(obs).masked_fill(~legal, MASKED_LOGIT)
+        logits = self.masked_logits(observations, masks)
         if not deterministic:
             u = torch.rand(logits.shape, generator=generator).clamp_(1e-12, 1.0 - 1e-7)
             logits = logits - torch.log(-torch.log(u))

@@ -8,6 +8,18 @@ A run directory holds::
         policy.json, policy.pt            the policy at that step, safe format
         model.zip, pool.pt, state.json    what ``--resume`` needs
 
+The zoo, one trained policy per table shipped in the wheel (the ``zoo:<rules>-<n>p``
+agent, e.g. ``zoo:revised-2p``), keeps each table's policy and its card in a folder::
+
+    grove_env/data/zoo/<rules>_<n>p/policy.json, policy.pt   the policy, safe format
+    grove_env/data/zoo/<rules>_<n>p/card.json                how it was made, measured
+
+The zoo card (:data:`ZOO_CARD_FIELDS`) records the config the policy was trained from,
+its steps and seed, its exact NashConv as ``zoo:`` plays it (the most likely legal
+action; one round from the start of a game, the whole game too at two players) and its
+gauntlet summary; ``make zoo`` (``scripts/zoo.py``)
+re-trains the policies from ``configs/zoo/<rules>_<n>p.yaml`` and writes the cards.
+
 The safe format (:mod:`grove_env.agents.learned.safe_policy`) is what the ``ppo:`` agent
 plays; it loads without running code. The zips are stable-baselines3's: loading one
 whole unpickles it (only the ``sb3:`` agent does, on request), while ``--resume``
@@ -18,7 +30,13 @@ agents read it, so it is defined here, below both.
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
+from typing import Any
+
+from grove_env.messages import one_line
+from grove_env.rules import RULE_SETS
 
 CHECKPOINTS = "checkpoints"
 CHECKPOINT_PREFIX = "step_"
@@ -48,3 +66,64 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     """The newest complete checkpoint folder of a run, or ``None``."""
     done = checkpoints(run_dir)
     return done[0] if done else None
+
+
+ZOO_POLICY = POLICY
+ZOO_CARD = "card.json"
+ZOO_CARD_FIELDS = (
+    "table",
+    "spec",
+    "config",
+    "steps",
+    "seed",
+    "nash_conv",
+    "gauntlet",
+    "train_seconds",
+    "command",
+    "versions",
+)
+"""The keys of a zoo card (``scripts/zoo.py`` writes them)."""
+
+
+def zoo_tables() -> list[str]:
+    """Every table of the game, as the zoo names them: ``classic-2p`` ... ``revised-5p``."""
+    return [f"{r}-{n}p" for r, rules in sorted(RULE_SETS.items()) for n in rules.player_counts]
+
+
+def parse_zoo_table(table: str) -> tuple[str, int]:
+    """``"revised-2p"`` -> ``("revised", 2)``; a table the game lacks is a one-line error."""
+    rules, _, players = table.strip().partition("-")
+    known = zoo_tables()
+    if f"{rules}-{players}" not in known:
+        raise ModelFileError(f"zoo: no table {table!r}; the tables are {', '.join(known)}")
+    return rules, int(players[:-1])
+
+
+def zoo_folder() -> Path:
+    """Where the zoo's policies ship (``grove_env/data/zoo``)."""
+    return Path(str(resources.files("grove_env") / "data" / "zoo"))
+
+
+def zoo_dir(table: str, root: Path | None = None) -> Path:
+    """The folder of a table's policy and card, e.g. ``.../zoo/revised_2p``."""
+    rules, n = parse_zoo_table(table)
+    return (root or zoo_folder()) / f"{rules}_{n}p"
+
+
+def zoo_shipped(root: Path | None = None) -> list[str]:
+    """The tables whose policy ships."""
+    return [t for t in zoo_tables() if (zoo_dir(t, root) / ZOO_POLICY).is_file()]
+
+
+def read_zoo_card(table: str, root: Path | None = None) -> dict[str, Any]:
+    """The card of a table's policy, or a one-line ``ModelFileError``."""
+    path = zoo_dir(table, root) / ZOO_CARD
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelFileError(f"zoo: no card for {table} at {str(path)!r}") from None
+    except (OSError, ValueError) as e:
+        raise ModelFileError(f"zoo: the card {str(path)!r} is unusable: {one_line(e)}") from None
+    if not isinstance(card, dict) or card.get("table") != table.strip():
+        raise ModelFileError(f"zoo: {str(path)!r} is not the card of {table}")
+    return card

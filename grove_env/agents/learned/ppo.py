@@ -1,4 +1,5 @@
-"""``ppo:PATH``: a policy trained by ``train.py``, loaded without running any code from it.
+"""``ppo:PATH``: a policy trained by ``train.py``, loaded without running any code from it;
+``zoo:<rules>-<n>p``: the one the wheel ships for a table (:func:`make_zoo`).
 
 ``PATH`` is a safe policy (:mod:`grove_env.agents.learned.safe_policy`: its ``.json`` card or
 ``.pt`` weights), a checkpoint folder (its ``policy.json``), or a run directory, which
@@ -8,7 +9,8 @@ loading one unpickles it, which can run code; ``sb3:PATH`` (:mod:`grove_env.agen
 is the explicit opt-in for zips you trust.
 
 The agent plays the most likely legal action (``deterministic=True``, the default) or
-samples from the masked policy. Loaded weights are cached per file, so building the
+samples from the masked policy; ``action_probabilities`` gives that distribution, which
+the analysis reads. Loaded weights are cached per file, so building the
 agent once per game (as tournaments do) reads the files once. Every problem with the
 path or the files is a :class:`~grove_env.agents.learned.policy_files.ModelFileError` (a
 ``ValueError``) of one line naming it and the path. Needs torch only.
@@ -25,7 +27,18 @@ import torch
 
 from ..base import BaseAgent
 from .actor import Actor
-from .policy_files import BEST, BEST_POLICY, POLICY, ModelFileError, checkpoints
+from .policy_files import (
+    BEST,
+    BEST_POLICY,
+    POLICY,
+    ZOO_POLICY,
+    ModelFileError,
+    checkpoints,
+    parse_zoo_table,
+    zoo_dir,
+    zoo_shipped,
+    zoo_tables,
+)
 from .safe_policy import PolicyCard, card_path, load_policy
 
 
@@ -138,6 +151,16 @@ class PPOAgent(BaseAgent):
             )
         return self.actor.act(observations, masks, self.deterministic, self.generator)
 
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``float64[K, 10]``: the distribution :meth:`act_batch` draws from (a one-hot on
+        its choice when deterministic), through the same input features as play."""
+        masks = np.asarray(masks, dtype=bool)
+        if not self.deterministic:
+            return self.actor.probabilities(observations, masks)
+        probs = np.zeros(masks.shape)
+        probs[np.arange(len(masks)), self.act_batch(observations, masks)] = 1.0
+        return probs
+
 
 def make(arg: str | None = None, seed: int | None = None, deterministic: bool = True) -> PPOAgent:
     """Registry factory for ``ppo:PATH``."""
@@ -147,3 +170,30 @@ def make(arg: str | None = None, seed: int | None = None, deterministic: bool = 
         )
     actor, card = load_actor(arg)
     return PPOAgent(actor, deterministic=deterministic, seed=seed, path=arg, card=card)
+
+
+def make_zoo(
+    arg: str | None = None, seed: int | None = None, deterministic: bool = True
+) -> PPOAgent:
+    """Registry factory for ``zoo:<rules>-<n>p``: the policy the wheel ships for a table
+    (:mod:`~grove_env.agents.learned.policy_files`), played as ``ppo:`` plays."""
+    if not arg:
+        raise ModelFileError(
+            f"the zoo agent needs a table, e.g. zoo:revised-2p; tables: {', '.join(zoo_tables())}"
+        )
+    rules, n = parse_zoo_table(arg)
+    path = zoo_dir(arg) / ZOO_POLICY
+    if not path.is_file():
+        raise ModelFileError(
+            f"zoo: no policy ships for {arg.strip()} (shipped: {', '.join(zoo_shipped()) or 'none'}"
+            "); scripts/zoo.py (make zoo) trains them"
+        )
+    actor, card = load_actor(path)
+    if rules not in card.rules or n not in card.player_counts:
+        raise ModelFileError(
+            f"zoo: the policy at {str(path)!r} was trained for {list(card.rules)} with "
+            f"{list(card.player_counts)} players, not {arg.strip()}"
+        )
+    agent = PPOAgent(actor, deterministic=deterministic, seed=seed, path=str(path), card=card)
+    agent.name = "zoo"
+    return agent

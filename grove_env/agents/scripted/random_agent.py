@@ -14,6 +14,12 @@ def random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, keys, -1.0).argmax(axis=1).astype(np.int64)
 
 
+def uniform(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``float64[K, 10]``: uniform over each row's legal actions (``observations`` unread)."""
+    legal = np.asarray(masks, dtype=np.float64)
+    return legal / legal.sum(axis=1, keepdims=True)
+
+
 class RandomAgent(BaseAgent):
     """Picks uniformly among the actions the mask allows.
 
@@ -42,6 +48,10 @@ class RandomAgent(BaseAgent):
         if not masks.any(axis=1).all():
             raise ValueError("random agent asked to act on a row with an all-zero action mask")
         return random_actions(self.rng, masks)
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The distribution ``act`` draws from: :func:`uniform`."""
+        return uniform(observations, masks)
 
 
 def make(arg: str | None = None, seed: int | None = None) -> RandomAgent:

@@ -1,0 +1,194 @@
+"""Re-train the zoo: one policy per table from ``configs/zoo/``, measured, with its card.
+
+    python scripts/zoo.py                                   # every table (make zoo)
+    python scripts/zoo.py --tables revised-2p classic-4p --games 400
+
+For each table ``<rules>-<n>p``:
+
+1. ``train.py --config CONFIGS/<rules>_<n>p.yaml --set run_dir=WORK/<rules>_<n>p``: any
+   backend or method the config names (this script only reads the run's
+   ``best_policy.json``/``.pt``, the layout of
+   :mod:`grove_env.agents.learned.policy_files`, and its ``config.yaml``);
+2. the best policy is copied to ``OUT/<rules>_<n>p/policy.json``/``.pt`` (safe format);
+3. its exact NashConv (:func:`grove_env.analysis.nash_conv`): one round from the start
+   of a game (markers), and at two players the whole game (outcome);
+4. its gauntlet (:func:`~grove_env.agents.arena.gauntlet.run_gauntlet`, ``--games``
+   per opponent, seed 0);
+5. ``OUT/<rules>_<n>p/card.json``, with the keys of
+   :data:`~grove_env.agents.learned.policy_files.ZOO_CARD_FIELDS`.
+
+``OUT`` is the package's ``grove_env/data/zoo`` unless ``--out`` says otherwise; the
+``zoo:<rules>-<n>p`` agent plays what is there. A mistake (an unknown table, a missing
+config, a run directory already there, a failed training run) is one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grove_env.agents.arena.gauntlet import run_gauntlet
+from grove_env.agents.cli.command_line import (
+    CommandError,
+    Parser,
+    one_line,
+    run_command,
+    usage_error,
+)
+from grove_env.agents.learned.policy_files import (
+    ZOO_CARD,
+    ZOO_CARD_FIELDS,
+    ZOO_POLICY,
+    ModelFileError,
+    parse_zoo_table,
+    zoo_dir,
+    zoo_folder,
+    zoo_tables,
+)
+from grove_env.agents.learned.ppo import PPOAgent, load_actor, resolve
+from grove_env.analysis import nash_conv
+
+PROG = "scripts/zoo.py"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parser() -> Parser:
+    p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", nargs="+", default=zoo_tables(), help="default: all seven")
+    p.add_argument("--configs", default=str(ROOT / "configs" / "zoo"), help="config folder")
+    p.add_argument("--work", default=None, help="run directories (default runs/zoo-<time>)")
+    p.add_argument("--out", default=None, help="default: grove_env/data/zoo")
+    p.add_argument("--games", type=int, default=2000, help="gauntlet games per opponent")
+    p.add_argument("--workers", type=int, default=2, help="gauntlet worker processes")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="passed to train.py"
+    )
+    return p
+
+
+def check(args: Any) -> list[tuple[str, Path, Path]]:
+    """``(table, config, run_dir)`` per table, everything checked before any training."""
+    if args.games < 1 or args.workers < 1:
+        raise usage_error(f"--games and --workers are >= 1, got {args.games}, {args.workers}")
+    work = Path(args.work or ROOT / "runs" / f"zoo-{time.strftime('%Y%m%d-%H%M%S')}")
+    plan = []
+    for table in args.tables:
+        try:
+            rules, n = parse_zoo_table(table)
+        except ModelFileError as e:
+            raise usage_error(str(e)) from None
+        config = Path(args.configs) / f"{rules}_{n}p.yaml"
+        if not config.is_file():
+            raise CommandError(f"no config for {table} at {str(config)!r}")
+        run_dir = work / f"{rules}_{n}p"
+        if run_dir.exists():
+            raise CommandError(f"the run directory {str(run_dir)!r} is there already")
+        plan.append((table, config, run_dir))
+    return plan
+
+
+def train(config: Path, run_dir: Path, overrides: Sequence[str]) -> tuple[list[str], float]:
+    """Run ``train.py`` on ``config`` into ``run_dir``; its command and seconds."""
+    command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}"]
+    for item in overrides:
+        command += ["--set", item]
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CommandError(f"{' '.join(command)} failed: {one_line(done.stderr[-400:])}")
+    return command, time.perf_counter() - start
+
+
+def install(run_dir: Path, target: Path) -> Path:
+    """Copy the run's best policy (card and weights) to ``target/policy.json``/``.pt``."""
+    card = resolve(run_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    policy = target / ZOO_POLICY
+    shutil.copyfile(card.with_suffix(".pt"), policy.with_suffix(".pt"))
+    shutil.copyfile(card, policy)
+    load_actor(policy)  # the copies pair (checksum) and load
+    return policy
+
+
+def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[str, Any]:
+    """The card's figures: NashConv (one round; whole game at two players), gauntlet."""
+    actor, card = load_actor(policy)
+    agent = PPOAgent(actor)  # the most likely legal action, as zoo: plays it
+    figures: dict[str, Any] = {
+        "one_round_markers": nash_conv(agent, rules, n).nash_conv,
+        "whole_game_outcome": nash_conv(agent, rules, n, whole_game=True).nash_conv
+        if n == 2
+        else None,
+    }
+    gauntlet = run_gauntlet(f"ppo:{policy}", rules, n, games=games, workers=workers).to_dict()
+    del gauntlet["agent"]  # a path of the machine that measured it
+    return {"steps": card.step, "nash_conv": figures, "gauntlet": gauntlet}
+
+
+def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
+    rules, n = parse_zoo_table(table)
+    command, seconds = train(config, run_dir, args.set)
+    out = zoo_dir(table, Path(args.out) if args.out else None)
+    policy = install(run_dir, out)
+    figures = measure(policy, rules, n, args.games, args.workers)
+    used = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
+    versions = run_dir / "versions.json"
+    card = {
+        "table": table,
+        "spec": f"zoo:{table}",
+        "config": {
+            "file": str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config),
+            "as_used": used,
+        },
+        "steps": figures["steps"],
+        "seed": used.get("seed"),
+        "nash_conv": figures["nash_conv"],
+        "gauntlet": figures["gauntlet"],
+        "train_seconds": round(seconds, 1),
+        "command": " ".join(["python", *command[:3]] + [f"--set {s}" for s in args.set]),
+        "versions": json.loads(versions.read_text()) if versions.is_file() else None,
+    }
+    assert tuple(card) == ZOO_CARD_FIELDS
+    (out / ZOO_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return card
+
+
+def summary(card: dict[str, Any]) -> str:
+    nc, g = card["nash_conv"], card["gauntlet"]
+    whole = nc["whole_game_outcome"]
+    worst = g["rule_based_worst"]
+    return (
+        f"{card['table']}: {card['steps']} steps in {card['train_seconds']:.0f} s; NashConv "
+        f"one round {nc['one_round_markers']:.4f} markers"
+        + ("" if whole is None else f", whole game {whole:.4f} outcome")
+        + f"; gauntlet ({g['games']} games) mean {g['rule_based_mean']:.3f}, worst "
+        f"{worst['win_share']:.3f} against {worst['opponent']}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    def body() -> int:
+        plan = check(args)
+        print(f"zoo: {len(plan)} tables into {args.out or zoo_folder()}", flush=True)
+        for table, config, run_dir in plan:
+            print(summary(build(table, config, run_dir, args)), flush=True)
+        return 0
+
+    return run_command(PROG, body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The zoo: ``zoo:<rules>-<n>p`` plays the policy shipped for a table, and
+``scripts/zoo.py`` trains, measures and installs one with its card."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from grove_env.agents.arena.gauntlet import run_gauntlet
+from grove_env.agents.arena.tournament import run_tournament
+from grove_env.agents.base import make_agent
+from grove_env.agents.learned import policy_files
+from grove_env.agents.learned.policy_files import (
+    ZOO_CARD_FIELDS,
+    read_zoo_card,
+    zoo_shipped,
+    zoo_tables,
+)
+from grove_env.agents.learned.policy_net import build_actor
+from grove_env.agents.learned.ppo import PPOAgent, load_actor
+from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
+from grove_env.analysis import nash_conv
+from grove_env.rules import RULE_SETS
+from grove_env.web.sessions import AgentMenu
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def zoo(tmp_path, monkeypatch):
+    """An empty zoo folder in place of the package's."""
+    monkeypatch.setattr(policy_files, "zoo_folder", lambda: tmp_path / "zoo")
+    return tmp_path / "zoo"
+
+
+def ship(zoo: Path, table: str, rules: str, n: int) -> torch.nn.Module:
+    torch.manual_seed(0)
+    actor = build_actor("culprit_odds", 125, [8], "relu", 10)
+    folder = zoo / table.replace("-", "_")
+    folder.mkdir(parents=True)
+    save_policy(actor, PolicyCard("culprit_odds", (8,), "relu", (rules,), (n,)), folder / "policy")
+    return actor
+
+
+def test_the_zoo_has_one_table_per_rule_set_and_player_count():
+    tables = {f"{r}-{n}p" for r, rules in RULE_SETS.items() for n in rules.player_counts}
+    assert set(zoo_tables()) == tables and len(tables) == 7
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("zoo", "the zoo agent needs a table, e.g. zoo:revised-2p"),
+        ("zoo:revised-9p", "no table 'revised-9p'; the tables are classic-2p"),
+        ("zoo:classic-5p", "no table 'classic-5p'"),
+        ("zoo:revised", "no table 'revised'"),
+        ("zoo:revised-2p", "no policy ships for revised-2p (shipped: none)"),
+    ],
+)
+def test_a_bad_table_or_a_missing_policy_is_one_line(zoo, spec, message):
+    with pytest.raises(ValueError) as info:
+        make_agent(spec)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_policy_trained_for_another_table_is_refused(zoo):
+    ship(zoo, "revised-2p", "classic", 2)
+    with pytest.raises(ValueError, match="trained for \\['classic'\\] with \\[2\\] players"):
+        make_agent("zoo:revised-2p")
+
+
+def test_a_shipped_policy_plays_everywhere_the_registry_reaches(zoo):
+    actor = ship(zoo, "revised-2p", "revised", 2)
+    assert zoo_shipped() == ["revised-2p"]
+    menu = AgentMenu()  # the web page's
+    assert "zoo:revised-2p" in menu.playing("revised", 2) and "zoo" not in menu.specs
+    agent = make_agent("zoo:revised-2p", seed=0)
+    assert agent.name == "zoo"
+    result = run_tournament(["zoo:revised-2p", "random"], rules="revised", num_players=2, games=4)
+    assert result.games == 4 and result.entries[0].spec == "zoo:revised-2p"
+    assert sum(e.win_points for e in result.entries) == pytest.approx(4)
+    gauntlet = run_gauntlet("zoo:revised-2p", "revised", 2, games=2)
+    assert gauntlet.cell("random").games == 2
+    measured = nash_conv("zoo:revised-2p", "revised", 2).nash_conv
+    assert measured == nash_conv(PPOAgent(actor), "revised", 2).nash_conv and measured > 0
+
+
+def test_a_damaged_or_foreign_card_is_one_line(zoo):
+    (zoo / "revised_2p").mkdir(parents=True)
+    with pytest.raises(ValueError, match="no card for revised-2p"):
+        read_zoo_card("revised-2p")
+    (zoo / "revised_2p" / "card.json").write_text("{not json")
+    with pytest.raises(ValueError, match="card .* is unusable"):
+        read_zoo_card("revised-2p")
+    (zoo / "revised_2p" / "card.json").write_text(json.dumps({"table": "classic-2p"}))
+    with pytest.raises(ValueError, match="is not the card of revised-2p"):
+        read_zoo_card("revised-2p")
+
+
+def zoo_script(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "zoo.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_the_script_refuses_bad_input_in_one_line_before_training(tmp_path):
+    bad = zoo_script("--tables", "revised-9p", "--work", str(tmp_path / "w"))
+    assert bad.returncode == 2 and "no table 'revised-9p'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    (tmp_path / "w" / "revised_2p").mkdir(parents=True)
+    there = zoo_script("--tables", "revised-2p", "--work", str(tmp_path / "w"))
+    assert there.returncode == 1 and "is there already" in there.stderr
+    missing = zoo_script("--tables", "revised-2p", "--configs", str(tmp_path))
+    assert missing.returncode == 1 and "no config for revised-2p" in missing.stderr
+
+
+@pytest.mark.slow
+def test_the_script_trains_measures_and_installs_a_table(tmp_path):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
+    smoke = smoke.replace("rules: classic", "rules: revised").replace(
+        "num_players: 4", "num_players: 2"
+    )
+    (configs / "revised_2p.yaml").write_text(smoke)
+    out = tmp_path / "zoo"
+    done = zoo_script(
+        "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "runs"),
+        "--out", str(out), "--games", "2", "--workers", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    card = read_zoo_card("revised-2p", out)
+    assert tuple(card) == ZOO_CARD_FIELDS
+    assert card["spec"] == "zoo:revised-2p" and card["seed"] == 0
+    assert card["config"]["as_used"]["total_timesteps"] == 4096 and card["steps"] > 0
+    actor, _ = load_actor(out / "revised_2p" / "policy.json")
+    agent = PPOAgent(actor)
+    assert card["nash_conv"]["one_round_markers"] == nash_conv(agent, "revised", 2).nash_conv
+    assert card["nash_conv"]["whole_game_outcome"] > 0
+    assert card["gauntlet"]["games"] == 2 and "random" in {
+        c["opponent"] for c in card["gauntlet"]["cells"]
+    }
+    assert "revised-2p: " in done.stdout and "whole game" in done.stdout
