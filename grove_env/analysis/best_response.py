@@ -61,6 +61,19 @@ def others_reach(tree: RoundTree, probs: list[np.ndarray], seat: int) -> list[np
     return reach
 
 
+def counterfactual_values(
+    infoset: np.ndarray, reach: np.ndarray, below: np.ndarray, size: int
+) -> np.ndarray:
+    """``[size, 3]``: per information set, each action's value ``below`` summed over the
+    nodes of the set, weighed by the others' ``reach`` of each node."""
+    weighted = reach[:, :, None] * below
+    ids = infoset.ravel()
+    return np.stack(
+        [np.bincount(ids, weights=weighted[:, :, b].ravel(), minlength=size) for b in range(3)],
+        axis=1,
+    )
+
+
 def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> float:
     """``seat``'s expected reward when it best-responds to the others' ``probs``."""
     reach = others_reach(tree, probs, seat)
@@ -71,16 +84,7 @@ def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> 
         if depth.seat != seat:
             value = (node_policy(tree, probs, t) * below).sum(axis=2)
             continue
-        weighted = reach[t][:, :, None] * below
-        ids = depth.infoset.ravel()
-        q = np.stack(
-            [
-                np.bincount(ids, weights=weighted[:, :, b].ravel(), minlength=len(probs[t]))
-                for b in range(3)
-            ],
-            axis=1,
-        )
-        del weighted
+        q = counterfactual_values(depth.infoset, reach[t], below, len(probs[t]))
         best = q.argmax(axis=1)[depth.infoset]
         value = np.take_along_axis(below, best[:, :, None], axis=2)[:, :, 0]
     return float((tree.chance * value[:, 0]).sum())

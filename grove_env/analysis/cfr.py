@@ -18,7 +18,13 @@ import numpy as np
 
 from grove_env.agents.learned.cfr_agent import CfrAgent, strategy_key
 
-from .best_response import Exploitability, exploitability_of, node_policy, others_reach
+from .best_response import (
+    Exploitability,
+    counterfactual_values,
+    exploitability_of,
+    node_policy,
+    others_reach,
+)
 from .round_tree import RoundTree
 
 
@@ -73,15 +79,7 @@ class CfrSolver:
             policy = node_policy(tree, probs, t)
             depth = tree.depths[t]
             if depth.seat == seat:
-                weighted = reach[t][:, :, None] * below
-                ids = depth.infoset.ravel()
-                cf = np.stack(
-                    [
-                        np.bincount(ids, weights=weighted[:, :, b].ravel(), minlength=len(probs[t]))
-                        for b in range(3)
-                    ],
-                    axis=1,
-                )
+                cf = counterfactual_values(depth.infoset, reach[t], below, len(probs[t]))
                 expected = (cf * probs[t]).sum(axis=1, keepdims=True)
                 np.maximum(self.regrets[t] + cf - expected, 0.0, out=self.regrets[t])
             value = (policy * below).sum(axis=2)
