@@ -59,10 +59,12 @@ class Actor(nn.Module):
         """
         prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
         rows = observations if prepare is None else prepare(observations)
-        obs = torch.as_tensor(rows, dtype=torch.float32)
-        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        # The games stay on the CPU; the weights may not.
+        device = next(self.parameters()).device
+        obs = torch.as_tensor(rows, dtype=torch.float32).to(device)
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool)).to(device)
         logits = self(obs).masked_fill(~legal, MASKED_LOGIT)
         if not deterministic:
             u = torch.rand(logits.shape, generator=generator).clamp_(1e-12, 1.0 - 1e-7)
-            logits = logits - torch.log(-torch.log(u))
-        return logits.argmax(dim=1).numpy().astype(np.int64)
+            logits = logits - torch.log(-torch.log(u.to(device)))
+        return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
