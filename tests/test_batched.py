@@ -1,0 +1,336 @@
+"""``backend: batched``: its loss against references, and parity with the SB3 backend's runs.
+
+The loss tests compare :mod:`grove_env.training.batched.loss` with references written
+step by step here. The run tests are real subprocesses of ``train.py`` with
+``configs/smoke.yaml`` and ``--set backend=batched``: every artefact, ``kill -9`` then
+``--resume``, Ctrl-C, the checkpoint played as ``ppo:``, two runs of one seed alike.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from grove_env.agents.arena.tournament import run_tournament
+from grove_env.agents.base import make_agent
+from grove_env.agents.learned.actor import Actor
+from grove_env.agents.learned.policy_files import latest_checkpoint
+from grove_env.training import checkpoint
+from grove_env.training.batched.loss import (
+    LossWeights,
+    Minibatch,
+    gae,
+    masked_log_probs,
+    ppo_loss,
+    scheduled,
+    uniform_log_probs,
+)
+from grove_env.training.batched.model import MODEL_FILE, read_model
+from grove_env.training.config import config_from_dict, load_config
+from grove_env.training.exploit import GAME, ROUND, ExploitMeter, nashconv_score
+
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+BATCHED = ("--set", "backend=batched")
+UNENDING = 10**12
+HANG_POLLS = 6000
+
+
+# ----------------------------------------------------------------- the loss
+def reference_gae(rewards, values, dones, last, gamma, lam):
+    """GAE one game and one step at a time, as the formula reads."""
+    steps, games = len(rewards), len(rewards[0])
+    adv = [[0.0] * games for _ in range(steps)]
+    for b in range(games):
+        running = 0.0
+        for t in reversed(range(steps)):
+            following = last[b] if t == steps - 1 else values[t + 1][b]
+            on = 0.0 if dones[t][b] else 1.0
+            delta = rewards[t][b] + gamma * following * on - values[t][b]
+            running = delta + gamma * lam * on * running
+            adv[t][b] = running
+    return adv, [[a + v for a, v in zip(ra, rv)] for ra, rv in zip(adv, values)]
+
+
+@pytest.mark.parametrize(("gamma", "lam"), [(1.0, 0.95), (0.9, 0.5), (0.99, 1.0), (1.0, 0.0)])
+def test_gae_equals_a_step_by_step_reference(gamma: float, lam: float) -> None:
+    rng = np.random.default_rng(0)
+    steps, games = 9, 6
+    rewards = rng.normal(size=(steps, games)).round(3)
+    values = rng.normal(size=(steps, games)).round(3)
+    dones = rng.random((steps, games)) < 0.3
+    last = rng.normal(size=games).round(3)
+    adv, ret = gae(
+        torch.tensor(rewards),
+        torch.tensor(values),
+        torch.tensor(dones),
+        torch.tensor(last),
+        gamma,
+        lam,
+    )
+    want_adv, want_ret = reference_gae(
+        rewards.tolist(), values.tolist(), dones.tolist(), last.tolist(), gamma, lam
+    )
+    np.testing.assert_allclose(adv.numpy(), want_adv, rtol=1e-12)
+    np.testing.assert_allclose(ret.numpy(), want_ret, rtol=1e-12)
+
+
+def test_the_loss_terms_against_their_formulas() -> None:
+    torch.manual_seed(0)
+    masks = torch.tensor([[True, True, False], [True, False, True], [True, True, True]])
+    logits = torch.randn(3, 3)
+    actions = torch.tensor([1, 2, 0])
+    old = torch.tensor([-0.9, -0.4, -1.3])
+    adv = torch.tensor([1.0, -2.0, 0.5])
+    ret = torch.tensor([0.3, -0.2, 0.1])
+    values = torch.tensor([0.1, 0.0, 0.4])
+    weights = LossWeights(clip_range=0.2, vf_coef=0.5, ent_coef=0.01, magnet_coef=0.3, kl_coef=0.7)
+    batch = Minibatch(masks, actions, old, adv, ret, uniform_log_probs(masks))
+    loss, terms = ppo_loss(logits, values, batch, weights)
+
+    # Written out for each row from the legal moves alone.
+    policy = value = entropy = magnet = proximal = 0.0
+    norm = (adv - adv.mean()) / (adv.std() + 1e-8)
+    for i in range(3):
+        legal = [a for a in range(3) if masks[i, a]]
+        z = [math.exp(float(logits[i, a])) for a in legal]
+        p = {a: zi / sum(z) for a, zi in zip(legal, z)}
+        ratio = p[int(actions[i])] / math.exp(float(old[i]))
+        a_i = float(norm[i])
+        policy -= min(ratio * a_i, min(max(ratio, 0.8), 1.2) * a_i) / 3
+        value += (float(values[i]) - float(ret[i])) ** 2 / 3
+        entropy -= sum(q * math.log(q) for q in p.values()) / 3
+        magnet += sum(q * math.log(q * len(legal)) for q in p.values()) / 3
+        proximal += (ratio * math.log(ratio) - (ratio - 1)) / 3
+    want = policy + 0.5 * value - 0.01 * entropy + 0.3 * magnet + 0.7 * proximal
+    assert float(loss) == pytest.approx(want, rel=1e-5)
+    assert float(terms["magnet_kl"]) == pytest.approx(magnet, rel=1e-5)
+    assert float(terms["entropy_loss"]) == pytest.approx(-entropy, rel=1e-5)
+    # Illegal moves have probability exactly 0 and no NaN reaches a gradient.
+    assert (masked_log_probs(logits, masks).exp()[~masks] == 0).all()
+    logits.requires_grad_(True)
+    ppo_loss(logits, values, batch, weights)[0].backward()
+    assert torch.isfinite(logits.grad).all()
+
+
+def test_schedules() -> None:
+    assert scheduled(0.2, None, 0.7) == 0.2
+    assert scheduled(1.0, 0.0, 0.25) == 0.75 and scheduled(1.0, 0.5, 2.0) == 0.5
+
+
+# ----------------------------------------------------------------- runs
+def run_train(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "train.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=ENV,
+    )
+
+
+def smoke(run_dir: Path, *more: str) -> subprocess.CompletedProcess:
+    proc = run_train(
+        "--config", "configs/smoke.yaml", *BATCHED, "--set", f"run_dir={run_dir}", *more
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def final_step(total: int) -> int:
+    return -(-total // SMOKE.rollout_size) * SMOKE.rollout_size
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    run_dir = tmp_path_factory.mktemp("batched") / "run"
+    return run_dir, smoke(run_dir)
+
+
+def test_a_batched_smoke_run_leaves_every_artefact(smoke_run) -> None:
+    run_dir, proc = smoke_run
+    for name in (
+        "config.yaml",
+        "versions.json",
+        "run.json",
+        "metrics.csv",
+        "learning_curve.png",
+        "best_policy.json",
+        "best_policy.pt",
+        "best.json",
+        "final_eval.txt",
+        "final_eval.json",
+        "final_eval.png",
+    ):
+        assert (run_dir / name).is_file(), name
+    assert load_config(run_dir / "config.yaml").backend == "batched"
+    ckpt = latest_checkpoint(run_dir)
+    assert ckpt is not None and ckpt.name == checkpoint.checkpoint_name(final_step(4096))
+    assert {p.name for p in ckpt.iterdir()} == {
+        MODEL_FILE,
+        "policy.json",
+        "policy.pt",
+        "pool.pt",
+        "state.json",
+    }
+    assert set(read_model(ckpt / MODEL_FILE)) == {"actor", "critic", "optimizer", "generator"}
+    rows = list(csv.DictReader((run_dir / "metrics.csv").open()))
+    assert [int(r["step"]) for r in rows] == [0, 2048, 4096]
+    assert all(0.0 <= float(r["eval/win_share_vs_random"]) <= 1.0 for r in rows)
+    acc = EventAccumulator(str(run_dir / "tb"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {
+        "train/loss",
+        "train/entropy_loss",
+        "train/approx_kl",
+        "rollout/ep_rew_mean",
+        "rollout/win_share",
+        "eval/win_share_vs_heuristic",
+        "time/fps",
+    } <= tags
+    assert "Gauntlet of ppo:" in proc.stdout
+
+
+def test_the_checkpoint_plays_as_ppo(smoke_run) -> None:
+    run_dir, _ = smoke_run
+    ckpt = latest_checkpoint(run_dir)
+    for spec in (f"ppo:{run_dir}", f"ppo:{ckpt}", f"ppo:{ckpt / 'policy.json'}"):
+        agent = make_agent(spec, seed=0)
+        masks = np.zeros((6, 10), bool)
+        masks[np.arange(6), np.arange(6)] = True
+        np.testing.assert_array_equal(
+            agent.act_batch(np.zeros((6, 125), np.float32), masks), np.arange(6)
+        )
+    result = run_tournament([f"ppo:{ckpt}", "random", "random", "random"], games=8, seed=0)
+    assert result.games == 8
+
+
+def test_two_runs_of_one_seed_give_the_same_metrics(smoke_run, tmp_path: Path) -> None:
+    first, _ = smoke_run
+    second = tmp_path / "again"
+    smoke(second)
+
+    def metrics(run: Path) -> list[dict[str, str]]:
+        rows = list(csv.DictReader((run / "metrics.csv").open()))
+        return [{k: v for k, v in r.items() if k != "wall_time_s"} for r in rows]
+
+    assert metrics(first) == metrics(second)
+    a, b = latest_checkpoint(first), latest_checkpoint(second)
+    assert (a / "policy.pt").read_bytes() == (b / "policy.pt").read_bytes()
+
+
+def start_and_wait_for_checkpoint(run_dir: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "train.py",
+            "--config",
+            "configs/smoke.yaml",
+            *BATCHED,
+            "--set",
+            f"run_dir={run_dir}",
+            "--set",
+            f"total_timesteps={UNENDING}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=ENV,
+    )
+    for _ in range(HANG_POLLS):
+        if latest_checkpoint(run_dir) is not None:
+            return proc
+        try:
+            out, _ = proc.communicate(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
+        pytest.fail(f"the run ended before its first checkpoint:\n{out}")
+    proc.kill()
+    pytest.fail("no checkpoint after a long wait: the run hangs")
+
+
+def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    proc = start_and_wait_for_checkpoint(run_dir)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
+    assert killed_at % SMOKE.rollout_size == 0
+    total = killed_at + 2 * SMOKE.rollout_size + 100
+    done = run_train("--resume", str(run_dir), "--set", f"total_timesteps={total}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "resuming" in done.stdout
+    meta = checkpoint.read_state(latest_checkpoint(run_dir))
+    assert meta["step"] == final_step(total) == killed_at + 3 * SMOKE.rollout_size
+    assert (run_dir / "final_eval.json").is_file()
+    again = run_train("--resume", str(run_dir))
+    assert again.returncode == 0 and "already complete" in again.stdout
+
+
+def test_ctrl_c_saves_a_checkpoint_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    proc = start_and_wait_for_checkpoint(run_dir)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert "Traceback" not in out and f"--resume {run_dir}" in out
+    ckpt = latest_checkpoint(run_dir)
+    assert checkpoint.read_state(ckpt)["step"] % SMOKE.rollout_size == 0
+    for old in checkpoint.checkpoints(run_dir):
+        (old / MODEL_FILE).write_bytes(b"not a torch file")
+    damaged = run_train("--resume", str(run_dir))
+    assert damaged.returncode == 1 and "no intact checkpoint" in damaged.stderr
+    assert "Traceback" not in damaged.stderr
+
+
+# ----------------------------------------------------------------- NashConv while training
+def uniform_actor() -> Actor:
+    """An actor whose logits are all 0: uniform over the legal moves when it samples."""
+    actor = checkpoint.policy_card(load_config(ROOT / "configs" / "smoke.yaml"), 0).build()
+    torch.nn.init.zeros_(actor.head.weight)
+    torch.nn.init.zeros_(actor.head.bias)
+    return actor
+
+
+def test_exploit_meter_gives_the_uniform_policys_known_nashconv() -> None:
+    # The uniform policy's NashConv at revised 2p (benchmarks/exploitability.py, README):
+    # one round 0.4810 markers, the whole game 1.7440 outcome.
+    cfg = config_from_dict(
+        {"rules": "revised", "num_players": 2, "exploit_every": 1, "features": "culprit_odds"}
+    )
+    measured = ExploitMeter(cfg).measure(uniform_actor())
+    assert measured[ROUND] == pytest.approx(0.480952, abs=1e-5)
+    assert measured[GAME] == pytest.approx(1.743952, abs=1e-5)
+    assert nashconv_score(measured) == -measured[GAME]
+
+
+def test_a_run_measures_nashconv_and_keeps_the_least_exploitable(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    smoke(
+        run_dir,
+        *("--set", "rules=revised", "--set", "num_players=3", "--set", "exploit_every=2048"),
+        *("--set", "best_by=nashconv", "--set", "final_eval_games=0"),
+    )
+    rows = list(csv.DictReader((run_dir / "metrics.csv").open()))
+    nash = [float(r[ROUND]) for r in rows if r[ROUND]]
+    assert [int(r["step"]) for r in rows] == [0, 2048, 4096] and len(nash) == 3
+    assert all(0.0 < v < 2.0 for v in nash)
+    best = json.loads((run_dir / "best.json").read_text())
+    assert best["criterion"] == "nashconv" and best["score"] == pytest.approx(-min(nash), 1e-5)
+    assert (run_dir / "nashconv.png").is_file()
