@@ -5,13 +5,17 @@
         [--json PATH]
 
 Both backends train the config's network (``net_arch``, ``activation``, ``features``)
-with its ``batch_size`` and ``n_epochs`` and the same games per rollout (the config's
-``num_envs`` x ``n_steps``, or ``--num-envs`` x ``--n-steps``), from random weights,
+with its ``batch_size`` and ``n_epochs`` and the same learner steps per rollout (the
+config's ``num_envs`` x ``n_steps``, or ``--num-envs`` x ``--n-steps``; the batched
+backend may step more games for fewer steps, ``--batched-num-envs``), from random weights,
 in two opponent settings:
 
 * ``self_play``: every opponent seat is the learner's live weights;
 * ``default_mix``: the config's opponent mix (``configs/default.yaml``: random, the
   heuristic, the gauntlet's styles, live and pool).
+
+``--shared-trunk`` gives the batched backend's value one linear layer on the policy's
+last hidden layer (``shared_trunk: true``) instead of a network of its own.
 
 For each: learner steps per second of collection alone and of whole iterations
 (collection and the PPO update), the median of ``--repeats`` timings of ``--rollouts``
@@ -130,6 +134,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batched-threads", type=int, default=2)
     p.add_argument("--num-envs", type=int, default=None, help="games (default: the config's)")
     p.add_argument("--n-steps", type=int, default=None, help="steps (default: the config's)")
+    p.add_argument(
+        "--batched-num-envs",
+        type=int,
+        default=None,
+        help="games of the batched backend alone (default: as sb3); --n-steps is scaled so "
+        "its rollouts hold as many steps",
+    )
+    p.add_argument(
+        "--shared-trunk", action="store_true", help="the batched backend's value on the policy"
+    )
     p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     p.add_argument("--json", default=None, metavar="PATH", help="write the figures as JSON")
     args = p.parse_args(argv)
@@ -139,15 +153,22 @@ def main(argv: list[str] | None = None) -> None:
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
     measure = {"sb3": sb3_rates, "batched": batched_rates}
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
+    games = args.batched_num_envs or shape[0]
+    if (shape[0] * shape[1]) % games:
+        p.error(f"--batched-num-envs must divide the rollout of {shape[0] * shape[1]} steps")
+    shapes = {"sb3": shape, "batched": (games, shape[0] * shape[1] // games)}
     for name in args.settings:
         for backend in ("sb3", "batched"):
-            cfg = setting(base, name, backend, threads[backend], shape)
+            cfg = setting(base, name, backend, threads[backend], shapes[backend])
+            if backend == "batched" and args.shared_trunk:
+                cfg = cfg.model_copy(update={"shared_trunk": True})
             rates = measure[backend](cfg, args.rollouts, args.repeats)
             out[backend][name] = rates
             print(
                 f"{name:12s} {backend:8s} collection {rates['collect']:9.0f} steps/s   "
                 f"collect+update {rates['iteration']:9.0f} steps/s   "
-                f"({rates['threads']} torch threads, {rates['cpu_per_wall']:.2f} CPU s per s)",
+                f"({cfg.num_envs} x {cfg.n_steps}, {rates['threads']} torch threads, "
+                f"{rates['cpu_per_wall']:.2f} CPU s per s)",
                 flush=True,
             )
         s, b = out["sb3"][name], out["batched"][name]
@@ -159,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
             flush=True,
         )
     print(
-        f"({base.num_envs} games x {base.n_steps} steps per rollout, batch {base.batch_size}, "
+        f"({base.rollout_size} steps per rollout, batch {base.batch_size}, "
         f"{base.n_epochs} epochs, net {base.net_arch} {base.activation}, features "
         f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
         f"load average {os.getloadavg()[0]:.2f})"

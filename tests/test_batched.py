@@ -36,7 +36,7 @@ from grove_env.training.batched.loss import (
     scheduled,
     uniform_log_probs,
 )
-from grove_env.training.batched.model import MODEL_FILE, read_model
+from grove_env.training.batched.model import MODEL_FILE, ActorCritic, read_model
 from grove_env.training.config import config_from_dict, load_config
 from grove_env.training.exploit import GAME, ROUND, ExploitMeter, nashconv_score
 
@@ -334,3 +334,20 @@ def test_a_run_measures_nashconv_and_keeps_the_least_exploitable(tmp_path: Path)
     best = json.loads((run_dir / "best.json").read_text())
     assert best["criterion"] == "nashconv" and best["score"] == pytest.approx(-min(nash), 1e-5)
     assert (run_dir / "nashconv.png").is_file()
+
+
+def test_a_shared_trunk_keeps_the_policy_file_and_halves_the_critic() -> None:
+    card = checkpoint.policy_card(SMOKE, 0)
+    apart, shared = ActorCritic(card), ActorCritic(card, shared_trunk=True)
+    assert {k: v.shape for k, v in shared.actor.state_dict().items()} == {
+        k: torch.Size(v) for k, v in card.shapes().items()
+    }
+    assert [p.shape for p in shared.critic.parameters()] == [(1, card.net_arch[-1]), (1,)]
+    rows = torch.rand(5, 125)
+    for model in (apart, shared):
+        logits, values = model(rows)
+        assert logits.shape == (5, 10) and values.shape == (5,)
+        torch.testing.assert_close(values, model.value(rows))
+    # The value reads the actor's hidden layer: its gradient reaches the actor's body.
+    shared(rows)[1].sum().backward()
+    assert shared.actor.body[0].weight.grad is not None

@@ -67,6 +67,7 @@ MODEL_FIELDS = (
     "net_arch",
     "activation",
     "features",
+    "shared_trunk",
 )
 # The entries of an SB3 zip that hold tensors only; "data" (cloudpickle) is never read.
 WEIGHTS, OPTIMIZER = "policy.pth", "policy.optimizer.pth"
@@ -164,9 +165,11 @@ def save_best(run_dir: Path, model: Any, info: dict[str, Any], cfg: TrainConfig)
 def check_fits(meta_config: dict[str, Any], cfg: TrainConfig, where: Path) -> None:
     """Raise :class:`CheckpointError` if the checkpoint's config differs where it matters."""
     now = cfg.to_dict()
-    diff = [k for k in MODEL_FIELDS if meta_config.get(k) != now[k]]
+    # A field newer than the checkpoint had its default then.
+    saved = {k: meta_config.get(k, TrainConfig.model_fields[k].default) for k in MODEL_FIELDS}
+    diff = [k for k in MODEL_FIELDS if saved[k] != now[k]]
     if diff:
-        shown = ", ".join(f"{k}: checkpoint {meta_config.get(k)!r}, run {now[k]!r}" for k in diff)
+        shown = ", ".join(f"{k}: checkpoint {saved[k]!r}, run {now[k]!r}" for k in diff)
         raise CheckpointError(f"checkpoint {str(where)!r} does not fit this run's config ({shown})")
 
 

@@ -65,7 +65,14 @@ __all__ = [
     "shown",
 ]
 
-BATCHED_ONLY = ("magnet", "magnet_coef", "kl_coef", "ent_coef_end", "magnet_coef_end")
+BATCHED_ONLY = (
+    "magnet",
+    "magnet_coef",
+    "kl_coef",
+    "ent_coef_end",
+    "magnet_coef_end",
+    "shared_trunk",
+)
 """Settings of the batched backend's loss (:class:`EquilibriumFields`) that SB3 and RLlib
 cannot honour: a config that changes one of them must say ``backend: batched``."""
 

@@ -109,6 +109,11 @@ class EquilibriumFields(BaseModel):
 
     model_config = STRICT
 
+    shared_trunk: bool = False
+    """The value is one linear layer on the policy's last hidden layer, instead of a
+    network of its own (``backend: batched``): about half the update's work; the policy
+    file is the same."""
+
     learning_rate_end: Float = Field(0.0, ge=0.0)
     """Where ``lr_schedule: linear`` ends at ``total_timesteps``."""
     ent_coef_end: Float | None = Field(None, ge=0.0)

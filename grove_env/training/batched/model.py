@@ -33,17 +33,24 @@ MODEL_FILE = "model.pt"
 
 
 class ActorCritic(nn.Module):
-    """``rows -> (logits, values)``: the card's actor and a critic over the same features."""
+    """``rows -> (logits, values)``: the card's actor and a critic over the same features.
 
-    def __init__(self, card: PolicyCard) -> None:
+    With ``shared_trunk`` the critic is one linear layer on the actor's last hidden
+    layer (one network's passes instead of two; the actor, and so the policy file, is
+    the same either way).
+    """
+
+    def __init__(self, card: PolicyCard, shared_trunk: bool = False) -> None:
         super().__init__()
         self.card = card
+        self.shared_trunk = shared_trunk
         self.actor = card.build()
         layers: list[nn.Module] = []
         width = card.input_size
-        for hidden in card.net_arch:
+        for hidden in () if shared_trunk else card.net_arch:
             layers += [nn.Linear(width, hidden), ACTIVATIONS[card.activation]()]
             width = hidden
+        width = card.net_arch[-1] if shared_trunk else width
         self.critic = nn.Sequential(*layers, nn.Linear(width, 1))
         self.actor.requires_grad_(True)
         _orthogonal(self.actor.body, self.actor.head, head_gain=0.01)
@@ -55,11 +62,13 @@ class ActorCritic(nn.Module):
     def heads(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values from the network's input (the rows after the features):
         the update reads the inputs the rollout kept, so the features are computed once."""
-        return self.actor.head(self.actor.body(inputs)), self.critic(inputs)[:, 0]
+        hidden = self.actor.body(inputs)
+        values = self.critic(hidden if self.shared_trunk else inputs)[:, 0]
+        return self.actor.head(hidden), values
 
     def value(self, rows: torch.Tensor) -> torch.Tensor:
-        """The critic alone (bootstrap values)."""
-        return self.critic(self.actor.features(rows))[:, 0]
+        """The values alone (bootstrap values)."""
+        return self.heads(self.actor.features(rows))[1]
 
 
 def _orthogonal(body: nn.Module, head: nn.Module, head_gain: float) -> None:

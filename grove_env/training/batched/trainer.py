@@ -63,7 +63,7 @@ class BatchedTrainer(RunSchedule):
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.card = checkpoint.policy_card(cfg, 0)
-        self.model = ActorCritic(self.card).to(self.device)
+        self.model = ActorCritic(self.card, cfg.shared_trunk).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(cfg.seed)
         self.actor: Actor = self.model.actor
