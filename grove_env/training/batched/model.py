@@ -24,9 +24,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from grove_env.agents.learned.policy_files import ModelFileError, one_line
+from grove_env.agents.learned.policy_files import ModelFileError
 from grove_env.agents.learned.policy_net import ACTIVATIONS
 from grove_env.agents.learned.safe_policy import PolicyCard
+from grove_env.messages import describe
 
 MODEL_FILE = "model.pt"
 """A batched run's checkpoint: network, optimiser and generator state (module docstring)."""
@@ -101,7 +102,7 @@ def read_model(path: Path, device: str | torch.device = "cpu") -> dict[str, Any]
     except FileNotFoundError:
         raise ModelFileError(f"no model file at {str(path)!r}") from None
     except Exception as e:  # torch raises many kinds for a damaged file
-        raise ModelFileError(f"{str(path)!r} is corrupt or unreadable: {one_line(e)}") from None
+        raise ModelFileError(f"{str(path)!r} is corrupt or unreadable: {describe(e)}") from None
     if not isinstance(state, dict) or {"actor", "critic", "optimizer", "generator"} - set(state):
         raise ModelFileError(f"{str(path)!r} is not a batched run's model file")
     return state
@@ -122,7 +123,7 @@ def load_model(
         generator.set_state(state["generator"].cpu())
     except Exception as e:  # shapes or keys of another network
         raise ModelFileError(
-            f"{str(where)!r} does not fit this run's network: {one_line(e)}"
+            f"{str(where)!r} does not fit this run's network: {describe(e)}"
         ) from None
 
 
