@@ -351,3 +351,31 @@ def test_a_shared_trunk_keeps_the_policy_file_and_halves_the_critic() -> None:
     # The value reads the actor's hidden layer: its gradient reaches the actor's body.
     shared(rows)[1].sum().backward()
     assert shared.actor.body[0].weight.grad is not None
+
+
+def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
+    out = tmp_path / "rates.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/train_throughput.py",
+            *("--config", "configs/smoke.yaml", "--settings", "self_play"),
+            *("--num-envs", "64", "--n-steps", "16", "--batched-num-envs", "128"),
+            *("--repeats", "1", "--rollouts", "1", "--batched-threads", "1", "--json", str(out)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rates = json.loads(out.read_text())
+    for backend in ("sb3", "batched"):
+        figures = rates[backend]["self_play"]
+        assert figures["collect"] > 0 and figures["iteration"] > 0 and figures["threads"] == 1
+    ratio = rates["ratio"]["self_play"]
+    assert ratio["collect"] == pytest.approx(
+        rates["batched"]["self_play"]["collect"] / rates["sb3"]["self_play"]["collect"]
+    )
+    assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
