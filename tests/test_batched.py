@@ -37,6 +37,7 @@ from grove_env.training.batched.loss import (
     uniform_log_probs,
 )
 from grove_env.training.batched.model import MODEL_FILE, ActorCritic, read_model
+from grove_env.training.batched.trainer import BatchedTrainer
 from grove_env.training.config import config_from_dict, load_config
 from grove_env.training.exploit import GAME, ROUND, ExploitMeter, nashconv_score
 
@@ -322,11 +323,14 @@ def test_exploit_meter_gives_the_uniform_policys_known_nashconv() -> None:
 
 def test_a_run_measures_nashconv_and_keeps_the_least_exploitable(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    smoke(
+    proc = smoke(
         run_dir,
         *("--set", "rules=revised", "--set", "num_players=3", "--set", "exploit_every=2048"),
-        *("--set", "best_by=nashconv", "--set", "final_eval_games=0"),
+        *("--set", "best_by=nashconv", "--set", "final_eval_games=0", "--set", "device=auto"),
+        *("--set", "imitate=greedy", "--set", "imitate_steps=512"),
     )
+    assert "imitated greedy: " in proc.stdout and "device: auto -> cpu" in proc.stdout
+    assert json.loads((run_dir / "run.json").read_text())["device"] == "cpu"
     rows = list(csv.DictReader((run_dir / "metrics.csv").open()))
     nash = [float(r[ROUND]) for r in rows if r[ROUND]]
     assert [int(r["step"]) for r in rows] == [0, 2048, 4096] and len(nash) == 3
@@ -379,3 +383,23 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
         rates["batched"]["self_play"]["collect"] / rates["sb3"]["self_play"]["collect"]
     )
     assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
+
+
+def test_one_network_on_several_tables(tmp_path: Path) -> None:
+    cfg = SMOKE.model_copy(
+        update={"backend": "batched", "tables": ["classic:2", "revised:3"], "num_envs": 32}
+    )
+    trainer = BatchedTrainer(cfg, tmp_path)
+    assert [(g.game.rules.name, g.num_players, g.num_games) for g in trainer.games] == [
+        ("classic", 2, 16),
+        ("revised", 3, 16),
+    ]
+    for _ in range(4):
+        assert trainer.iterate()
+    assert trainer.step == 4 * cfg.rollout_size
+    assert trainer.rollout.inputs.shape == (cfg.n_steps, 32, trainer.card.input_size)
+    trainer.writer.close()
+    tags = EventAccumulator(str(tmp_path / "tb"))
+    tags.Reload()
+    shares = [t for t in tags.Tags()["scalars"] if t.startswith("rollout/win_share_vs_")]
+    assert shares and all(t.endswith(("@classic:2", "@revised:3")) for t in shares)
