@@ -100,14 +100,15 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         changed = [k for k in BATCHED_ONLY if getattr(self, k) != getattr(default, k)]
         if changed and self.backend != "batched":
             raise ValueError(
-                f"{', '.join(changed)} shape the batched backend's loss: set backend=batched"
+                f"{', '.join(changed)}: set for the batched backend's loss only; set "
+                "backend=batched"
             )
         if (self.magnet == "none") != (self.magnet_coef == 0.0 and self.magnet_coef_end is None):
             raise ValueError("magnet and magnet_coef go together: set both, or neither")
         if self.best_by == "nashconv" and self.exploit_every is None:
             raise ValueError("best_by nashconv needs exploit_every (steps between NashConvs)")
-        if self.exploit_every is not None and max(n for _, n in self.table_list()) > 4:
-            raise ValueError("exploit_every measures tables of 2 to 4 players")
+        if self.exploit_every is not None and (self.tables or self.num_players > 4):
+            raise ValueError("exploit_every measures one table of 2 to 4 players (no tables)")
         return self
 
     @model_validator(mode="after")
