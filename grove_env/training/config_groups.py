@@ -183,7 +183,8 @@ class RunFields(BaseModel):
     device); ``auto`` (CUDA where present). The games always run on the CPU. ``run.json``
     records the device used."""
     torch_threads: Int = Field(1, ge=1)
-    """``torch.set_num_threads`` for the run (``backend: batched`` runs its forward and
-    backward passes over thousands of rows: 2 keeps both cores of a laptop busy)."""
+    """``torch.set_num_threads`` for the run (``backend: batched`` runs its passes over
+    thousands of rows, which 2 threads share on an idle 2-core machine; where other
+    processes hold the cores, 1 is several times faster: see that package)."""
     progress: bool = True
     """Show a tqdm progress bar."""

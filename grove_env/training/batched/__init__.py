@@ -21,9 +21,10 @@ step, and its loss is a class whose terms the next issue would have to subclass 
 extend. Here the loss is one function (:func:`.loss.ppo_loss`) that a new term extends
 by two lines, checked against a reference written out in ``tests/test_batched.py``.
 
-The run keeps both cores busy through torch's threads (``torch_threads: 2``): the
-forward and backward passes of thousands of rows are most of a step, and torch runs
-them on both cores while the NumPy engine runs on one. On a machine whose cores other
-processes already fill, use ``torch_threads: 1``: torch's threads wait for each other at
-every operation, and a descheduled one stalls the step.
+Threads: ``torch_threads: 2`` lets torch run the passes over thousands of rows on both
+cores while the NumPy engine runs on one, but torch's threads wait for each other at
+every operation, so a core that another process holds stalls every step: on this
+project's shared 2-core machine (load average 4 to 6) two threads made a whole
+iteration 4 to 10 times slower than one (``benchmarks/train_throughput.py
+--batched-threads``). The shipped configs use 1; raise it on a machine of your own.
 """
