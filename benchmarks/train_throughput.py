@@ -1,161 +1,192 @@
-"""Training throughput: the batched self-play VecEnv against a naive SB3 set-up, same run.
+"""Training throughput: the SB3 backend against the batched one, same network, batch and epochs.
 
-    python benchmarks/train_throughput.py [--num-envs 256] [--n-steps 32] [--rollouts 3]
+    python benchmarks/train_throughput.py [--config configs/default.yaml] [--rollouts 2]
+        [--repeats 3] [--num-envs N --n-steps T] [--sb3-threads 1] [--batched-threads 2]
+        [--json PATH]
 
-Both sides train the same MaskablePPO (MLP ``--net-arch``) with every opponent seat
-played by the learner's own current weights (pure self-play), on 4-player classic:
+Both backends train the config's network (``net_arch``, ``activation``, ``features``)
+with its ``batch_size`` and ``n_epochs`` and the same learner steps per rollout (the
+config's ``num_envs`` x ``n_steps``, or ``--num-envs`` x ``--n-steps``; the batched
+backend may step more games for fewer steps, ``--batched-num-envs``), from random weights,
+in two opponent settings:
 
-* **project**: :class:`grove_env.training.vec_env.GroveSelfPlayVecEnv` on the batched
-  engine; opponents answered in one forward pass per engine step.
-* **naive**: SB3 ``DummyVecEnv`` of single-game Gymnasium wrappers over ``grove_v1``;
-  each wrapper plays the other seats by calling ``policy.predict`` once per move.
+* ``self_play``: every opponent seat is the learner's live weights;
+* ``default_mix``: the config's opponent mix (``configs/default.yaml``: random, the
+  heuristic, the gauntlet's styles, live and pool).
 
-Reported: learner steps per second of collection alone (``collect_rollouts``) and of
-whole iterations (collection + PPO update), and the ratio project / naive.
+``--shared-trunk`` gives the batched backend's value one linear layer on the policy's
+last hidden layer (``shared_trunk: true``) instead of a network of its own.
+
+For each: learner steps per second of collection alone and of whole iterations
+(collection and the PPO update), the median of ``--repeats`` timings of ``--rollouts``
+rollouts each, after one rollout of warm-up; and for the batched backend the process's
+CPU seconds per wall-clock second over its timings (2.0: both cores busy). Each backend
+runs with its own torch thread count (stated in the output): SB3's forward passes are of
+a few hundred rows, where more threads only add overhead; the batched backend's are of
+the whole batch. ``--json PATH`` writes ``{"sb3": {"self_play": ..., "default_mix":
+...}, "batched": {...}, "ratio": {...}}``, each entry ``{"collect": steps/s, "iteration":
+steps/s}``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.vec_env import DummyVecEnv
 
 from grove_env.agents.learned.actor import Actor
-from grove_env.grove_v1 import raw_env
-from grove_env.observation import OBS_HIGH, OBS_SIZE
-from grove_env.training.opponents import Opponents
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.batched.trainer import BatchedTrainer
+from grove_env.training.builders import build_env, build_model
+from grove_env.training.config import TrainConfig, load_config
+
+SETTINGS = ("self_play", "default_mix")
 
 
-class NaiveSelfPlayEnv(gym.Env):
-    """One grove_v1 game; the learner holds one seat, ``policy`` plays the others one by one."""
-
-    def __init__(self, seed: int, policy_holder: dict) -> None:
-        self.game = raw_env(num_players=4, rules="classic")
-        self.observation_space = gym.spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
-        self.action_space = gym.spaces.Discrete(10)
-        self.holder = policy_holder
-        self.seed_ = seed
-        self.games = 0
-
-    def _learner_obs(self) -> np.ndarray:
-        return self.game.observe(self.learner)["observation"]
-
-    def action_masks(self) -> np.ndarray:
-        return self.game.observe(self.learner)["action_mask"].astype(bool)
-
-    def _play_others(self) -> float:
-        g = self.game
-        while not (g.terminations[self.learner] or g.truncations[self.learner]):
-            if g.agent_selection == self.learner:
-                break
-            obs = g.observe(g.agent_selection)
-            action, _ = self.holder["policy"].predict(
-                obs["observation"], action_masks=obs["action_mask"].astype(bool)
-            )
-            g.step(int(action))
-        return float(g._cumulative_rewards[self.learner])  # since the learner's last move
-
-    def reset(self, seed=None, options=None):
-        self.game.reset(seed=self.seed_ * 100_003 + self.games)
-        self.learner = self.game.possible_agents[self.games % 4]
-        self.games += 1
-        self._play_others()
-        return self._learner_obs(), {}
-
-    def step(self, action):
-        g = self.game
-        g.step(int(action))
-        reward = self._play_others()
-        done = bool(g.terminations[self.learner])
-        truncated = bool(g.truncations[self.learner])
-        return self._learner_obs(), reward, done, truncated, {}
+def setting(
+    cfg: TrainConfig, name: str, backend: str, threads: int, shape: tuple[int, int]
+) -> TrainConfig:
+    """The config of one measurement: no imitation, ``shape`` games x steps per rollout."""
+    update: dict = {"imitate": None, "backend": backend, "torch_threads": threads}
+    update["num_envs"], update["n_steps"] = shape
+    if name == "self_play":
+        mix = {k: 0.0 for k in cfg.opponents.weights()}
+        update["opponents"] = cfg.opponents.model_validate({**mix, "live": 1.0})
+    return cfg.model_copy(update=update)
 
 
-def build(kind: str, num_envs: int, n_steps: int, net_arch: list[int]) -> MaskablePPO:
-    holder: dict = {}
-    if kind == "project":
-        env = GroveSelfPlayVecEnv(num_envs, Opponents({"live": 1.0}, seed=0), seed=0)
-    else:
-        env = DummyVecEnv([lambda i=i: NaiveSelfPlayEnv(i, holder) for i in range(num_envs)])
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        n_steps=n_steps,
-        batch_size=min(4096, num_envs * n_steps),
-        n_epochs=4,
-        seed=0,
-        policy_kwargs={"net_arch": net_arch},
-        verbose=0,
-    )
-    if kind == "project":
-        env.opponents.live = Actor.of(model.policy)
-    holder["policy"] = model
-    return model
+def timed(run: Callable[[], None], repeats: int) -> tuple[float, float]:
+    """Median wall seconds of ``run`` and the process's CPU seconds per wall second."""
+    walls, cpu, wall = [], 0.0, 0.0
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), sum(os.times()[:2])
+        run()
+        walls.append(time.perf_counter() - t0)
+        cpu += sum(os.times()[:2]) - c0
+        wall += walls[-1]
+    return statistics.median(walls), cpu / wall
 
 
-def collect_rate(model: MaskablePPO, rollouts: int) -> float:
-    """Learner steps per second of ``collect_rollouts`` alone."""
-    _, callback = model._setup_learn(10**9, None)  # resets the env, as learn() does
-    model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)  # warm-up
-    start = time.perf_counter()
-    for _ in range(rollouts):
-        model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
-    return rollouts * model.n_steps * model.env.num_envs / (time.perf_counter() - start)
+def sb3_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, float]:
+    torch.set_num_threads(cfg.torch_threads)
+    env = build_env(cfg)
+    model = build_model(cfg, env, "cpu")
+    env.opponents.live = Actor.of(model.policy)
+    _, callback = model._setup_learn(10**12, None)  # resets the env, as learn() does
+
+    def collect() -> None:
+        for _ in range(rollouts):
+            model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+
+    size = cfg.rollout_size * rollouts
+    collect()  # warm-up
+    collect_s, collect_cpu = timed(collect, repeats)
+    model.learn(cfg.rollout_size, reset_num_timesteps=False)  # warm-up
+    whole_s, whole_cpu = timed(lambda: model.learn(size, reset_num_timesteps=False), repeats)
+    return {
+        "collect": size / collect_s,
+        "iteration": size / whole_s,
+        "cpu_per_wall": whole_cpu,
+        "threads": cfg.torch_threads,
+    }
 
 
-def iteration_rate(model: MaskablePPO, rollouts: int) -> float:
-    """Learner steps per second of whole PPO iterations (collect + update)."""
-    size = model.n_steps * model.env.num_envs
-    model.learn(size)  # warm-up
-    start = time.perf_counter()
-    model.learn(rollouts * size, reset_num_timesteps=False)
-    return rollouts * size / (time.perf_counter() - start)
+def batched_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        trainer = BatchedTrainer(cfg, Path(folder))
+        trainer.bar = None
+
+        def collect() -> None:
+            for _ in range(rollouts):
+                trainer.collector.collect(trainer.rollout, lambda n: True)
+
+        def iterate() -> None:
+            for _ in range(rollouts):
+                trainer.iterate()
+
+        size = cfg.rollout_size * rollouts
+        collect()  # warm-up
+        collect_s, collect_cpu = timed(collect, repeats)
+        trainer.iterate()  # warm-up
+        whole_s, whole_cpu = timed(iterate, repeats)
+        trainer.writer.close()
+    return {
+        "collect": size / collect_s,
+        "iteration": size / whole_s,
+        "cpu_per_wall": whole_cpu,
+        "collect_cpu_per_wall": collect_cpu,
+        "threads": cfg.torch_threads,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--num-envs", type=int, default=256)
-    p.add_argument("--n-steps", type=int, default=32)
-    p.add_argument("--rollouts", type=int, default=3, help="timed rollouts, project side")
-    p.add_argument("--naive-rollouts", type=int, default=1, help="timed rollouts, naive side")
-    p.add_argument("--net-arch", type=int, nargs="+", default=[128, 128])
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--json", metavar="PATH", help="also write the figures to this file")
+    p.add_argument("--config", default="configs/default.yaml")
+    p.add_argument("--rollouts", type=int, default=2, help="rollouts per timing")
+    p.add_argument("--repeats", type=int, default=3, help="timings per figure (median)")
+    p.add_argument("--sb3-threads", type=int, default=1)
+    p.add_argument("--batched-threads", type=int, default=2)
+    p.add_argument("--num-envs", type=int, default=None, help="games (default: the config's)")
+    p.add_argument("--n-steps", type=int, default=None, help="steps (default: the config's)")
+    p.add_argument(
+        "--batched-num-envs",
+        type=int,
+        default=None,
+        help="games of the batched backend alone (default: as sb3); --n-steps is scaled so "
+        "its rollouts hold as many steps",
+    )
+    p.add_argument(
+        "--shared-trunk", action="store_true", help="the batched backend's value on the policy"
+    )
+    p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
+    p.add_argument("--json", default=None, metavar="PATH", help="write the figures as JSON")
     args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
-
-    rates = {}
-    for kind, rollouts in (("project", args.rollouts), ("naive", args.naive_rollouts)):
-        model = build(kind, args.num_envs, args.n_steps, args.net_arch)
-        collect = collect_rate(model, rollouts)
-        whole = iteration_rate(model, rollouts)
-        rates[kind] = (collect, whole)
+    base = load_config(args.config)
+    shape = (args.num_envs or base.num_envs, args.n_steps or base.n_steps)
+    base = base.model_copy(update={"num_envs": shape[0], "n_steps": shape[1]})
+    out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
+    measure = {"sb3": sb3_rates, "batched": batched_rates}
+    threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
+    games = args.batched_num_envs or shape[0]
+    if (shape[0] * shape[1]) % games:
+        p.error(f"--batched-num-envs must divide the rollout of {shape[0] * shape[1]} steps")
+    shapes = {"sb3": shape, "batched": (games, shape[0] * shape[1] // games)}
+    for name in args.settings:
+        for backend in ("sb3", "batched"):
+            cfg = setting(base, name, backend, threads[backend], shapes[backend])
+            if backend == "batched" and args.shared_trunk:
+                cfg = cfg.model_copy(update={"shared_trunk": True})
+            rates = measure[backend](cfg, args.rollouts, args.repeats)
+            out[backend][name] = rates
+            print(
+                f"{name:12s} {backend:8s} collection {rates['collect']:9.0f} steps/s   "
+                f"collect+update {rates['iteration']:9.0f} steps/s   "
+                f"({cfg.num_envs} x {cfg.n_steps}, {rates['threads']} torch threads, "
+                f"{rates['cpu_per_wall']:.2f} CPU s per s)",
+                flush=True,
+            )
+        s, b = out["sb3"][name], out["batched"][name]
+        out["ratio"][name] = {k: b[k] / s[k] for k in ("collect", "iteration")}
+        r = out["ratio"][name]
         print(
-            f"{kind:8s} collection {collect:9.0f} steps/s   collect+update {whole:9.0f} steps/s",
+            f"{name:12s} ratio    collection {r['collect']:9.2f}x          "
+            f"collect+update {r['iteration']:9.2f}x",
             flush=True,
         )
-    (pc, pw), (nc, nw) = rates["project"], rates["naive"]
-    print(f"ratio    collection {pc / nc:9.1f}x          collect+update {pw / nw:9.1f}x")
     print(
-        f"({args.num_envs} envs x {args.n_steps} steps per rollout, net {args.net_arch}, "
-        f"{args.threads} torch thread(s); learner steps, opponents = live weights)"
+        f"({base.rollout_size} steps per rollout, batch {base.batch_size}, "
+        f"{base.n_epochs} epochs, net {base.net_arch} {base.activation}, features "
+        f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
+        f"load average {os.getloadavg()[0]:.2f})"
     )
     if args.json:
-        figures = {
-            "steps_per_s": {
-                k: {"collection": c, "collect_update": w} for k, (c, w) in rates.items()
-            },
-            "ratio": {"collection": pc / nc, "collect_update": pw / nw},
-        }
-        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
 
 
 if __name__ == "__main__":

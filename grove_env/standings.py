@@ -67,15 +67,21 @@ def outcomes(scores: PerSeat) -> list[Any]:
     return [outcome(scores, score) for score in scores]
 
 
-def win_points(ranks: Sequence[int]) -> list[float]:
-    """Each seat's share of one game's point: the rank-1 seats split it.
+def win_point(ranks: PerSeat, seat_rank: Any) -> Any:
+    """A seat's share of one game's point: ``1/k`` if it is among the ``k`` seats ranked
+    first (rank 1, as :func:`rank` numbers them), else 0. Given the whole array ``[n, ...]``
+    as ``seat_rank``, every seat's at once."""
+    firsts = sum(r == 1 for r in ranks)
+    return (seat_rank == 1) / firsts
+
+
+def win_points(ranks: PerSeat) -> list[Any]:
+    """:func:`win_point` of every seat: the rank-1 seats split the point.
 
     >>> win_points([1, 3, 1, 2])
     [0.5, 0.0, 0.5, 0.0]
     """
-    best = min(ranks)
-    winners = sum(1 for r in ranks if r == best)
-    return [1.0 / winners if r == best else 0.0 for r in ranks]
+    return [win_point(ranks, r) for r in ranks]
 
 
 def markers_reward(changes: PerSeat, change: Any) -> Any:

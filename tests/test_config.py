@@ -89,6 +89,13 @@ def test_rule_sets_and_player_counts_come_from_the_registry() -> None:
         ({"target_kl": "off"}, "target_kl: must be a number, got 'off'"),
         ({"device": "tpu"}, "device: must be one of 'cpu', 'cuda' or 'auto', got 'tpu'"),
         ({"name": ""}, "name: must be a non-empty string, got ''"),
+        ({"magnet": "uniform"}, "magnet: set for the batched backend's loss only; set backend"),
+        ({"backend": "batched", "magnet": "uniform"}, "magnet and magnet_coef go together"),
+        ({"backend": "batched", "kl_coef": -1}, "kl_coef: must be >= 0.0, got -1"),
+        ({"best_by": "nashconv"}, "best_by nashconv needs exploit_every"),
+        ({"rules": "revised", "num_players": 5, "exploit_every": 9}, "one table of 2 to 4"),
+        ({"tables": ["all"], "exploit_every": 9}, "exploit_every measures one table"),
+        ({"backend": "torch"}, "backend: must be one of 'sb3', 'batched' or 'rllib'"),
     ],
 )
 def test_bad_configs_name_the_key_and_what_is_allowed(data: dict, message: str) -> None:

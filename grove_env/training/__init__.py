@@ -4,7 +4,9 @@ Data flows one way, one module per step:
 
 =====================  ==============================================================
 :mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (pydantic
-                       models; YAML + ``--set key=value``); imports neither torch nor SB3
+                       models; YAML + ``--set key=value``), its fields grouped in
+                       ``config_types``, ``config_groups`` and ``config_learning``;
+                       imports neither torch nor SB3
 :mod:`.features`       derived network inputs (culprit odds, stack sizes, advice)
 :mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
                        random, each in one batched call per step
@@ -20,8 +22,12 @@ Data flows one way, one module per step:
 :mod:`.run_lock`       ``train.lock``: one writer per run directory
 :mod:`.builders`       the pieces of a run from its config: opponents, VecEnv,
                        MaskablePPO, the callback that hooks the loop into ``learn``
-:mod:`.trainer`        the loop: :class:`~.trainer.Trainer` (schedule, evaluations,
-                       checkpoints, Ctrl-C)
+:mod:`.run_schedule`   :class:`~.run_schedule.RunSchedule`, what every backend's run
+                       does alike: schedule, evaluations, best policy, Ctrl-C
+:mod:`.exploit`        exact NashConv of the policy while training (``exploit_every``)
+:mod:`.trainer`        ``backend: sb3``: :class:`~.trainer.Trainer`, MaskablePPO
+:mod:`.batched`        ``backend: batched``: this package's own PPO, every step a
+                       batch; the loss the equilibrium-seeking terms extend
 :mod:`.runs`           what ``train.py`` calls: :func:`~.runs.train`, ``resume``
 :mod:`.rllib_module`   the masked actor-critic RLlib trains, laid out like SB3's
                        ``MlpPolicy`` (needs the ``rllib`` extra)

@@ -85,13 +85,14 @@ def policy_kwargs(cfg: TrainConfig) -> dict[str, Any]:
 
 
 class LinearSchedule:
-    """SB3 learning-rate schedule: ``start`` times the fraction of training left."""
+    """SB3 learning-rate schedule: linear from ``start`` to ``end`` over the training."""
 
-    def __init__(self, start: float) -> None:
+    def __init__(self, start: float, end: float = 0.0) -> None:
         self.start = start
+        self.end = end
 
     def __call__(self, progress_remaining: float) -> float:
-        return self.start * progress_remaining
+        return self.end + (self.start - self.end) * progress_remaining
 
 
 def build_model(
@@ -99,11 +100,13 @@ def build_model(
 ) -> MaskablePPO:
     """A fresh MaskablePPO whose MLP policy and value nets have ``net_arch`` hidden layers,
     on ``device`` (default: :func:`resolve_device` of the config's)."""
-    lr = cfg.learning_rate
+    lr: float | LinearSchedule = cfg.learning_rate
+    if cfg.lr_schedule == "linear":
+        lr = LinearSchedule(cfg.learning_rate, cfg.learning_rate_end)
     return MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=LinearSchedule(lr) if cfg.lr_schedule == "linear" else lr,
+        learning_rate=lr,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,

@@ -1,7 +1,8 @@
 """Checkpoints that survive ``kill -9``, resumed without unpickling anything.
 
 A checkpoint is a folder ``checkpoints/step_<12 digits>/`` holding ``model.zip`` (the
-whole MaskablePPO as stable-baselines3 saves it), ``pool.pt`` (the opponent
+whole MaskablePPO as stable-baselines3 saves it; ``model.pt`` for ``backend: batched``,
+:mod:`~grove_env.training.batched.model`, written through :func:`write`), ``pool.pt`` (the opponent
 snapshots), ``policy.json``/``policy.pt`` (the policy in the safe format of
 :mod:`grove_env.agents.learned.safe_policy`, what the ``ppo:`` agent plays) and ``state.json``
 (step counters, trainer state and the config that shaped the model). It is written
@@ -33,6 +34,7 @@ import os
 import shutil
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,7 @@ MODEL_FIELDS = (
     "net_arch",
     "activation",
     "features",
+    "shared_trunk",
 )
 # The entries of an SB3 zip that hold tensors only; "data" (cloudpickle) is never read.
 WEIGHTS, OPTIMIZER = "policy.pth", "policy.optimizer.pth"
@@ -98,18 +101,41 @@ def save(
     cfg: TrainConfig,
     keep: int,
 ) -> Path:
-    """Write a checkpoint for ``model.num_timesteps`` atomically; prune old ones."""
-    step = int(model.num_timesteps)
+    """Write a checkpoint of an SB3 ``model`` at its ``num_timesteps`` (:func:`write`)."""
+    return write(
+        run_dir,
+        int(model.num_timesteps),
+        lambda folder: model.save(folder / "model.zip"),
+        Actor.of(model.policy),
+        pool_state,
+        {"n_updates": int(model._n_updates), **state},
+        cfg,
+        keep,
+    )
+
+
+def write(
+    run_dir: Path,
+    step: int,
+    save_model: Callable[[Path], None],
+    actor: Actor,
+    pool_state: dict,
+    state: dict[str, Any],
+    cfg: TrainConfig,
+    keep: int,
+) -> Path:
+    """Write the checkpoint of ``step`` atomically (``save_model`` writes the backend's
+    model file into the folder it is given); prune old ones."""
     folder = run_dir / CHECKPOINTS
     folder.mkdir(exist_ok=True)
     final = folder / checkpoint_name(step)
     tmp = folder / f".tmp-{final.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    model.save(tmp / "model.zip")
-    save_policy(Actor.of(model.policy), policy_card(cfg, step), tmp / POLICY)
+    save_model(tmp)
+    save_policy(actor, policy_card(cfg, step), tmp / POLICY)
     torch.save(pool_state, tmp / "pool.pt")
-    meta = {"step": step, "n_updates": int(model._n_updates), "config": cfg.to_dict(), **state}
+    meta = {"step": step, "config": cfg.to_dict(), **state}
     (tmp / "state.json").write_text(json.dumps(meta, indent=2) + "\n")
     for f in tmp.iterdir():
         with open(f, "rb") as fh:
@@ -139,9 +165,11 @@ def save_best(run_dir: Path, model: Any, info: dict[str, Any], cfg: TrainConfig)
 def check_fits(meta_config: dict[str, Any], cfg: TrainConfig, where: Path) -> None:
     """Raise :class:`CheckpointError` if the checkpoint's config differs where it matters."""
     now = cfg.to_dict()
-    diff = [k for k in MODEL_FIELDS if meta_config.get(k) != now[k]]
+    # A field newer than the checkpoint had its default then.
+    saved = {k: meta_config.get(k, TrainConfig.model_fields[k].default) for k in MODEL_FIELDS}
+    diff = [k for k in MODEL_FIELDS if saved[k] != now[k]]
     if diff:
-        shown = ", ".join(f"{k}: checkpoint {meta_config.get(k)!r}, run {now[k]!r}" for k in diff)
+        shown = ", ".join(f"{k}: checkpoint {saved[k]!r}, run {now[k]!r}" for k in diff)
         raise CheckpointError(f"checkpoint {str(where)!r} does not fit this run's config ({shown})")
 
 
@@ -193,18 +221,22 @@ def read_pool(ckpt: Path) -> dict:
         ) from None
 
 
-def latest_intact(run_dir: Path) -> Path | None:
+def latest_intact(run_dir: Path, read_model: Callable[[Path], Any] | None = None) -> Path | None:
     """The newest checkpoint whose files all read (warning of each one skipped), or ``None``.
 
+    ``read_model(folder)`` reads the backend's model file (default: SB3's ``model.zip``).
     :class:`CheckpointError` if the run has checkpoints but none of them is intact.
     """
     skipped = []
     for ckpt in checkpoints(run_dir):
         try:
             read_state(ckpt)
-            read_tensors(ckpt / "model.zip")
+            if read_model is None:
+                read_tensors(ckpt / "model.zip")
+            else:
+                read_model(ckpt)
             read_pool(ckpt)
-        except CheckpointError as e:
+        except ModelFileError as e:
             print(f"warning: skipping damaged checkpoint {ckpt.name}: {e}", file=sys.stderr)
             skipped.append(ckpt.name)
             continue

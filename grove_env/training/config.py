@@ -19,31 +19,23 @@ raises :class:`ConfigError`, one line naming the key, the value and what is allo
 unknown key 'num_env' (did you mean 'num_envs'?)
 rules: must be one of 'classic', 'revised', got 'modern'
 
-The rule-set names and each one's player counts come from
-:data:`grove_env.rules.RULE_SETS`. This module imports neither torch nor SB3, so a bad
-config fails in a fraction of a second.
+The fields live in groups that :class:`TrainConfig` inherits, one module each
+(the YAML stays one flat mapping): the value types in
+:mod:`~grove_env.training.config_types`, the table, opponents, evaluations and the run in
+:mod:`~grove_env.training.config_groups`, PPO and the equilibrium-seeking terms in
+:mod:`~grove_env.training.config_learning`. Checks across groups are here. The rule-set
+names and each one's player counts come from :data:`grove_env.rules.RULE_SETS`. This
+module imports neither torch nor SB3, so a bad config fails in a fraction of a second.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError, model_validator
 
-from grove_env.agents.base import parse_spec
-from grove_env.rules import RULE_SETS, get_rules
 from grove_env.training.config_errors import (
     ConfigError,
     ConfigFileError,
@@ -51,294 +43,72 @@ from grove_env.training.config_errors import (
     problem,
     shown,
 )
+from grove_env.training.config_groups import (
+    EvalFields,
+    OpponentFields,
+    OpponentMix,
+    RunFields,
+    TableFields,
+)
+from grove_env.training.config_learning import EquilibriumFields, PPOFields, RLlibSettings
+from grove_env.training.config_types import ALL_TABLES, STRICT
 
 __all__ = [
+    "ALL_TABLES",
     "ConfigError",
     "ConfigFileError",
+    "OpponentMix",
+    "RLlibSettings",
     "TrainConfig",
     "config_from_dict",
     "load_config",
     "shown",
 ]
 
-
-def _whole_float(value: Any) -> Any:
-    """YAML writes ``1.0e6`` as a float; a whole float is a fine count."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def _numeric_string(value: Any) -> Any:
-    """YAML 1.1 reads ``3e-4`` (no dot) as a string; a string that spells a number is one."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
-
-
-Int = Annotated[int, BeforeValidator(_whole_float)]
-Float = Annotated[float, BeforeValidator(_numeric_string)]
-Text = Annotated[str, Field(min_length=1)]
-# Strict: no string or bool passes for a number, no "yes" for a flag; the two
-# validators above are the only conversions. NaN and infinity are never a setting.
-STRICT = ConfigDict(
-    strict=True, extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+BATCHED_ONLY = (
+    "magnet",
+    "magnet_coef",
+    "kl_coef",
+    "ent_coef_end",
+    "magnet_coef_end",
+    "shared_trunk",
 )
+"""Settings of the batched backend's loss (:class:`EquilibriumFields`) that SB3 and RLlib
+cannot honour: a config that changes one of them must say ``backend: batched``."""
 
 
-def _agent_spec(spec: str) -> str:
-    """An agent spec that can play training or evaluation seats (not a human)."""
-    name, _ = parse_spec(spec)  # a ValueError names the known agents
-    if name == "human":
-        raise ValueError("a human cannot play the learner's opponents")
-    return spec
+class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOFields, TableFields):
+    """Everything a training run needs; the YAML file lists a subset, the rest defaults.
 
-
-AgentSpec = Annotated[str, Field(min_length=1), AfterValidator(_agent_spec)]
-
-ALL_TABLES: tuple[str, ...] = tuple(
-    f"{name}:{n}" for name, rules in RULE_SETS.items() for n in rules.player_counts
-)
-"""Every table of every rule set, as ``rules:players``."""
-
-
-def _table(table: str) -> str:
-    """``rules:players`` naming a table the rule set allows (or ``all``)."""
-    if table == "all":
-        return table
-    name, sep, players = table.partition(":")
-    if not sep or name not in RULE_SETS or not players.isdigit():
-        raise ValueError("a table is rules:players, e.g. 'classic:4', or 'all'")
-    if int(players) not in RULE_SETS[name].player_counts:
-        raise ValueError(f"rules {name!r} allow {list(RULE_SETS[name].player_counts)} players")
-    return table
-
-
-class OpponentMix(BaseModel):
-    """Sampling weights for who plays the seats other than the learner's (normalised).
-
-    A kind the config leaves out keeps its default below; the agents are named as their
-    specs (``stack-avoider``, ``heuristic-trust``).
+    The fields come in this order: :class:`~.config_groups.TableFields`,
+    :class:`~.config_learning.PPOFields`, :class:`~.config_learning.EquilibriumFields`,
+    :class:`~.config_groups.OpponentFields`, :class:`~.config_groups.EvalFields`,
+    :class:`~.config_groups.RunFields` (a check may read the fields before it).
     """
 
-    model_config = ConfigDict(**STRICT, populate_by_name=True)
-
-    live: Float = Field(0.5, ge=0.0)
-    """The learner's current weights, sampling its policy (pure self-play)."""
-    pool: Float = Field(0.2, ge=0.0)
-    """A past snapshot of the learner from the opponent pool (live until one exists)."""
-    heuristic: Float = Field(0.2, ge=0.0)
-    """The reference ``heuristic`` agent (:mod:`grove_env.agents.heuristic.search`)."""
-    random: Float = Field(0.1, ge=0.0)
-    """Uniformly random legal moves."""
-    greedy: Float = Field(0.0, ge=0.0)
-    """``greedy``: the likeliest culprit (:mod:`grove_env.agents.scripted.greedy`)."""
-    stack_avoider: Float = Field(0.0, ge=0.0, alias="stack-avoider")
-    """The gauntlet's ``stack-avoider`` (:mod:`grove_env.agents.scripted.styles`, as the four
-    below)."""
-    piler: Float = Field(0.0, ge=0.0)
-    """The gauntlet's ``piler``: accuses likely innocents, expecting to be covered."""
-    follower: Float = Field(0.0, ge=0.0)
-    """The gauntlet's ``follower``: repeats the previous accusation."""
-    contrarian: Float = Field(0.0, ge=0.0)
-    """The gauntlet's ``contrarian``: accuses where nobody has."""
-    bluffer: Float = Field(0.0, ge=0.0)
-    """The gauntlet's ``bluffer``: a first player who swaps and accuses to mislead."""
-    heuristic_trust: Float = Field(0.0, ge=0.0, alias="heuristic-trust")
-    """The first heuristic (``heuristic-trust``); slow per move, unlike the others."""
-
-    @model_validator(mode="after")
-    def _positive_sum(self) -> OpponentMix:
-        if sum(self.weights().values()) <= 0:
-            raise ValueError("weights must have a positive sum")
-        return self
-
-    def weights(self) -> dict[str, float]:
-        """Weight per opponent kind, keyed by its spec (``live``, ``pool`` or an agent)."""
-        return self.model_dump(by_alias=True)
-
-
-class RLlibSettings(BaseModel):
-    """Ray RLlib's workers for ``backend: rllib`` (:mod:`grove_env.training.rllib_backend`)."""
-
     model_config = STRICT
-
-    env_runners: Int = Field(2, ge=0)
-    """Env runner processes that sample in parallel (0: sample in the driver process)."""
-    envs_per_runner: Int = Field(256, ge=1)
-    """Games each env runner steps at once on the batched engine (``grove_env/SelfPlay-v0``)."""
-    learners: Int = Field(0, ge=0)
-    """Learner processes (0: the PPO update runs in the driver process)."""
-    cpus_per_env_runner: Float = Field(1.0, gt=0.0)
-    """CPUs Ray reserves for each env runner (fractions share a core)."""
-    num_cpus: Int | None = Field(None, ge=1)
-    """CPUs of the local Ray instance (``null``: all); ignored when joining a cluster
-    through ``RAY_ADDRESS``."""
-    node_ip_address: Text | None = None
-    """This machine's address when it joins a cluster through ``RAY_ADDRESS`` (``null``:
-    Ray's guess); ``127.0.0.1`` for nodes started with ``--node-ip-address=127.0.0.1``."""
-
-
-class TrainConfig(BaseModel):
-    """Everything a training run needs; the YAML file lists a subset, the rest defaults."""
-
-    model_config = STRICT
-
-    name: Text = "grove"
-    """Run name; the run directory is ``<runs_root>/<name>-s<seed>-<timestamp>`` (so no
-    path separator or control character)."""
-    rules: str = "classic"
-    """Rule set the learner trains on: a name in :data:`grove_env.rules.RULE_SETS`."""
-    num_players: Int = 4
-    """Seats per game; the rule set's ``player_counts`` say which are allowed."""
-    tables: list[Annotated[str, AfterValidator(_table)]] = []
-    """Train one network on several tables at once: ``rules:players`` entries such as
-    ``classic:4``, or ``all`` for every table of every rule set (the observation is the
-    same shape on all of them); ``num_envs`` games are split evenly between the tables,
-    and every evaluation runs on each. Empty: the one table of ``rules`` and
-    ``num_players``."""
-    reward: Literal["outcome", "markers", "win"] = "outcome"
-    """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round;
-    ``win``: win points minus the fair share at the end (what win share measures)."""
-    max_rounds: Int = Field(100, ge=1)
-    """Rounds after which an unfinished game is truncated (value bootstrapped)."""
-
-    total_timesteps: Int = Field(1_000_000, ge=1)
-    """Learner decisions to train for (one per VecEnv slot per step)."""
-    num_envs: Int = Field(512, ge=1)
-    """Games played side by side; each is one VecEnv slot with one learner seat."""
-    n_steps: Int = Field(32, ge=1)
-    """Learner decisions per slot per rollout (rollout size = num_envs * n_steps)."""
-    batch_size: Int = Field(4096, ge=2)
-    """Minibatch size of the PPO update; must divide num_envs * n_steps."""
-    n_epochs: Int = Field(4, ge=1)
-    """Passes over each rollout in the PPO update."""
-    learning_rate: Float = Field(3e-4, gt=0.0)
-    """Adam step size (at the start, see ``lr_schedule``)."""
-    lr_schedule: Literal["constant", "linear"] = "constant"
-    """``linear``: the step size falls linearly to 0 at ``total_timesteps``."""
-    gamma: Float = Field(1.0, ge=0.0, le=1.0)
-    """Discount per learner decision; 1.0 suits a terminal-only reward."""
-    gae_lambda: Float = Field(0.95, ge=0.0, le=1.0)
-    """GAE lambda."""
-    ent_coef: Float = Field(0.01, ge=0.0)
-    """Entropy bonus coefficient."""
-    vf_coef: Float = Field(0.5, ge=0.0)
-    """Value loss coefficient."""
-    clip_range: Float = Field(0.2, gt=0.0)
-    """PPO ratio clipping."""
-    max_grad_norm: Float = Field(0.5, gt=0.0)
-    """Gradient norm clipping."""
-    target_kl: Annotated[Float, Field(gt=0.0)] | None = None
-    """Stop an update's epochs early past this KL (``null``: never)."""
-    net_arch: list[Annotated[Int, Field(ge=1)]] = [128, 128]
-    """Hidden layer sizes, used for both the policy and the value network."""
-    activation: Literal["tanh", "relu"] = "tanh"
-    """Hidden layer activation."""
-    features: Literal["observation", "culprit_odds", "advice"] = "observation"
-    """Network input: the observation; or it followed by derived culprit odds and stack
-    sizes (``culprit_odds``, :mod:`grove_env.training.features`); or those and the
-    heuristic's search, the value of each move at each kind of table
-    (``advice``, :mod:`grove_env.agents.heuristic.advice`: costs about as much as a heuristic
-    seat per decision, at training and at play)."""
-    seed: Int = Field(0, ge=0)
-    """Seeds torch, numpy, the games and the opponents; part of the run name."""
-    backend: Literal["sb3", "rllib"] = "sb3"
-    """``sb3``: MaskablePPO in this process; ``rllib``: Ray RLlib's PPO with env runners
-    on the batched engine (``pip install grove-env[rllib]``; random and heuristic
-    opponents only, ``features: observation``)."""
-    rllib: RLlibSettings = RLlibSettings()  # frozen, so one shared default is safe
-    """Ray RLlib's workers (read with ``backend: rllib`` only)."""
-
-    imitate: AgentSpec | None = None
-    """A teacher agent (``heuristic``) whose moves the network learns first, before PPO
-    (:mod:`grove_env.training.imitation`); ``null``: PPO from random weights."""
-    imitate_steps: Int = Field(262_144, ge=1)
-    """Teacher decisions, in the run's own training games, to learn from."""
-    imitate_epochs: Int = Field(4, ge=1)
-    """Passes over the teacher's decisions (minibatches of ``batch_size``)."""
-
-    opponents: OpponentMix = OpponentMix()  # frozen, so one shared default is safe
-    """Who plays the other seats (weights, normalised)."""
-    opponent_sampling: Literal["game", "seat"] = "game"
-    """``game``: one opponent kind per game for all other seats; ``seat``: one per seat."""
-    learner_seat: Literal["rotate", "random"] = "rotate"
-    """How each new game picks the learner's seat (so it learns every seat)."""
-    snapshot_every: Int = Field(100_000, ge=1)
-    """Learner steps between snapshots added to the opponent pool."""
-    pool_size: Int = Field(5, ge=1)
-    """Snapshots kept in the pool (oldest dropped first)."""
-
-    eval_every: Int = Field(100_000, ge=1)
-    """Learner steps between quick evaluations (each may replace ``best.zip``)."""
-    eval_games: Int = Field(400, ge=1)
-    """Games per opponent kind in a quick evaluation (batched engine, deterministic)."""
-    eval_opponents: list[AgentSpec] = Field(["random", "heuristic"], min_length=1)
-    """Opponents of the quick evaluation, each an agent spec (the learner against ``n - 1``
-    of it); the best policy is the one whose evaluation scores highest (``best_by``)."""
-    best_by: Literal["mean", "mean_and_worst"] = "mean"
-    """Score of a quick evaluation: the mean win share over ``eval_opponents``, or the
-    mean of that mean and the worst one (a policy that no style beats)."""
-    final_eval_games: Int = Field(2000, ge=0)
-    """Games per opponent of the final gauntlet (:mod:`grove_env.agents.arena.gauntlet`: the
-    learner against ``n - 1`` of each style and reference agent); 0: skip."""
-    final_eval_workers: Int = Field(1, ge=1)
-    """Worker processes of the final tournament."""
-    checkpoint_every: Int = Field(200_000, ge=1)
-    """Learner steps between checkpoints (taken at rollout boundaries)."""
-    keep_checkpoints: Int = Field(2, ge=1)
-    """Periodic checkpoints kept on disk (the best one is kept besides)."""
-
-    runs_root: Text = "runs"
-    """Folder that holds run directories."""
-    run_dir: Text | None = None
-    """Exact run directory instead of ``<runs_root>/<name>-s<seed>-<timestamp>``."""
-    device: Literal["cpu", "cuda", "auto"] = "cpu"
-    """Torch device of the policy: ``cpu``; ``cuda`` (an error if torch finds no CUDA
-    device); ``auto`` (CUDA where present). ``run.json`` records the device used."""
-    torch_threads: Int = Field(1, ge=1)
-    """``torch.set_num_threads`` for the run."""
-    progress: bool = True
-    """Show a tqdm progress bar."""
-
-    # Fields are checked in the order above, so a check may read the fields before it.
-    @field_validator("name")
-    @classmethod
-    def _one_folder_name(cls, name: str) -> str:
-        # The name becomes a folder inside runs_root: "../x" or "a/b" would leave it.
-        if any(c in name for c in "/\\") or any(ord(c) < 32 or ord(c) == 127 for c in name):
-            raise ValueError("must be a plain folder name (no '/', '\\' or control characters)")
-        return name
-
-    @field_validator("rules")
-    @classmethod
-    def _known_rules(cls, rules: str) -> str:
-        if rules not in RULE_SETS:
-            raise ValueError("must be one of " + ", ".join(map(repr, RULE_SETS)))
-        return rules
-
-    @field_validator("num_players")
-    @classmethod
-    def _seats_the_rules_allow(cls, num_players: int, info: ValidationInfo) -> int:
-        rules = info.data.get("rules")  # absent if the rule-set name was wrong
-        if rules is not None and num_players not in get_rules(rules).player_counts:
-            raise ValueError(f"rules {rules!r} allow {list(get_rules(rules).player_counts)}")
-        return num_players
-
-    @field_validator("batch_size")
-    @classmethod
-    def _divides_the_rollout(cls, batch_size: int, info: ValidationInfo) -> int:
-        if "num_envs" in info.data and "n_steps" in info.data:
-            rollout = info.data["num_envs"] * info.data["n_steps"]
-            if rollout % batch_size:
-                raise ValueError(f"must divide num_envs * n_steps = {rollout}")
-        return batch_size
 
     @model_validator(mode="after")
     def _envs_per_table(self) -> TrainConfig:
         if len(self.table_list()) > self.num_envs:
             raise ValueError(f"num_envs must be at least the {len(self.table_list())} tables")
+        return self
+
+    @model_validator(mode="after")
+    def _what_the_backend_reads(self) -> TrainConfig:
+        default = EquilibriumFields()
+        changed = [k for k in BATCHED_ONLY if getattr(self, k) != getattr(default, k)]
+        if changed and self.backend != "batched":
+            raise ValueError(
+                f"{', '.join(changed)}: set for the batched backend's loss only; set "
+                "backend=batched"
+            )
+        if (self.magnet == "none") != (self.magnet_coef == 0.0 and self.magnet_coef_end is None):
+            raise ValueError("magnet and magnet_coef go together: set both, or neither")
+        if self.best_by == "nashconv" and self.exploit_every is None:
+            raise ValueError("best_by nashconv needs exploit_every (steps between NashConvs)")
+        if self.exploit_every is not None and (self.tables or self.num_players > 4):
+            raise ValueError("exploit_every measures one table of 2 to 4 players (no tables)")
         return self
 
     @model_validator(mode="after")
@@ -356,6 +126,8 @@ class TrainConfig(BaseModel):
             raise ValueError("backend rllib starts from random weights: set imitate=null")
         if self.tables:
             raise ValueError("backend rllib trains on one table: leave tables empty")
+        if self.exploit_every is not None:
+            raise ValueError("backend rllib does not measure NashConv: set exploit_every=null")
         return self
 
     def table_list(self) -> list[tuple[str, int]]:

@@ -108,7 +108,11 @@ def eval_score(shares: dict[str, float], best_by: str) -> float:
 
 
 def metrics_row(
-    step: int, wall: float, shares: dict[str, float], score: float, **more: float | int | None
+    step: int,
+    wall: float,
+    shares: dict[str, float],
+    score: float | None,
+    **more: float | int | None,
 ) -> dict[str, float | int | str | None]:
     """One ``metrics.csv`` row (:func:`~grove_env.training.run_dir.metrics_columns`)."""
     row: dict[str, float | int | str | None] = {"step": step, "wall_time_s": round(wall, 1)}

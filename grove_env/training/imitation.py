@@ -21,6 +21,7 @@ credit assignment.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,41 +98,81 @@ def teacher_games(cfg: TrainConfig, teacher: str, steps: int, seed: int) -> Teac
     )
 
 
+Forward = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+"""``(rows, masks) -> (log-probabilities [N, 10], values [N])`` of the network to fit."""
+
+
 def imitate(model: Any, data: TeacherData, epochs: int, batch_size: int, seed: int) -> dict:
-    """Fit ``model.policy`` (an SB3 masked actor-critic) to the teacher: policy by
-    cross-entropy on its moves, value by squared error on the returns. Returns the last
-    epoch's mean losses and the share of moves the policy now picks like the teacher."""
+    """Fit ``model.policy`` (an SB3 masked actor-critic) to the teacher (:func:`fit_teacher`)."""
     policy = model.policy
-    device = policy.device
-    optimizer = torch.optim.Adam(policy.parameters(), lr=float(model.lr_schedule(1.0)))
+
+    def forward(rows: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        dist = policy.get_distribution(rows, action_masks=masks)
+        return dist.distribution.logits, policy.predict_values(rows)[:, 0]
+
+    policy.set_training_mode(True)
+    try:
+        return fit_teacher(
+            forward,
+            policy.parameters(),
+            data,
+            epochs,
+            batch_size,
+            seed,
+            lr=float(model.lr_schedule(1.0)),
+            vf_coef=model.vf_coef,
+            max_grad_norm=model.max_grad_norm,
+            device=policy.device,
+        )
+    finally:
+        policy.set_training_mode(False)
+
+
+def fit_teacher(
+    forward: Forward,
+    parameters: Iterable[torch.nn.Parameter],
+    data: TeacherData,
+    epochs: int,
+    batch_size: int,
+    seed: int,
+    lr: float,
+    vf_coef: float,
+    max_grad_norm: float,
+    device: str | torch.device = "cpu",
+) -> dict:
+    """Fit a network to the teacher: policy by cross-entropy on its moves, value by squared
+    error on the returns, with Adam at ``lr``. Returns the last epoch's mean losses and
+    the share of moves the policy now picks like the teacher."""
+    params = list(parameters)
+    optimizer = torch.optim.Adam(params, lr=lr)
     generator = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(data.observations, dtype=torch.float32, device=device)
     masks = torch.as_tensor(data.masks, device=device)
     actions = torch.as_tensor(data.actions, device=device)
     returns = torch.as_tensor(data.returns, device=device)
-    policy.set_training_mode(True)
     stats: dict[str, float] = {}
     for _ in range(epochs):
         order = torch.randperm(len(actions), generator=generator).to(device)
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
         for lo in range(0, len(order), batch_size):
             at = order[lo : lo + batch_size]
-            dist = policy.get_distribution(obs[at], action_masks=masks[at])
-            policy_loss = -dist.log_prob(actions[at]).mean()
-            value_loss = torch.nn.functional.mse_loss(
-                policy.predict_values(obs[at])[:, 0], returns[at]
-            )
-            loss = policy_loss + model.vf_coef * value_loss
+            log_probs, values = forward(obs[at], masks[at])
+            policy_loss = -log_probs.gather(1, actions[at, None])[:, 0].mean()
+            value_loss = torch.nn.functional.mse_loss(values, returns[at])
+            loss = policy_loss + vf_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
             optimizer.step()
             totals["policy_loss"] += policy_loss.item() * len(at)
             totals["value_loss"] += value_loss.item() * len(at)
         stats = {k: v / len(order) for k, v in totals.items()}
-    policy.set_training_mode(False)
     with torch.no_grad():
-        dist = policy.get_distribution(obs, action_masks=masks)
-        picked = dist.distribution.probs.argmax(dim=1)
+        picked = torch.cat(
+            [
+                forward(obs[lo : lo + batch_size], masks[lo : lo + batch_size])[0].argmax(dim=1)
+                for lo in range(0, len(actions), batch_size)
+            ]
+        )
     stats["agreement"] = float((picked == actions).float().mean())
     return stats

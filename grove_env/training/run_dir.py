@@ -7,9 +7,11 @@
         versions.json        python, torch, stable-baselines3, sb3-contrib, grove-env, numpy
         metrics.csv          one row per quick evaluation
         learning_curve.png   win share vs random / heuristic over training steps
+        nashconv.png         exact NashConv over training steps (with exploit_every)
         tb/                  TensorBoard (train/..., rollout/..., eval/..., time/...)
-        checkpoints/step_000000123456/{model.zip, pool.pt, state.json}
-        best.zip, best.json  the checkpoint with the best quick-evaluation score
+        checkpoints/step_000000123456/{model.zip or model.pt, policy.*, pool.pt, state.json}
+        best_policy.json/.pt the policy with the best score (best_by), safe format
+        best.zip, best.json  the same as an SB3 zip (sb3 backend), and its score
         final_eval.txt/json  the final tournament tables
         run.json             name, seed, command, device used, resumes
         train.lock           the pid of the process writing the run (while it runs)
@@ -37,14 +39,15 @@ from grove_env.messages import one_line
 from grove_env.training.config import TrainConfig, dump_config, shown
 
 
-def metrics_columns(eval_opponents: Sequence[str]) -> tuple[str, ...]:
-    """The columns of ``metrics.csv``: one win share per quick-evaluation opponent.
+def metrics_columns(eval_opponents: Sequence[str], more: Sequence[str] = ()) -> tuple[str, ...]:
+    """The columns of ``metrics.csv``: one win share per quick-evaluation opponent, then
+    ``more`` (the NashConvs of :mod:`~grove_env.training.exploit`).
 
     >>> metrics_columns(["random", "piler"])[2:4]
     ('eval/win_share_vs_random', 'eval/win_share_vs_piler')
     """
     shares = tuple(f"{SHARE_PREFIX}{o}" for o in eval_opponents)
-    return ("step", "wall_time_s", *shares, "eval/score", "rollout/win_share", "pool_size")
+    return ("step", "wall_time_s", *shares, "eval/score", "rollout/win_share", "pool_size", *more)
 
 
 SHARE_PREFIX = "eval/win_share_vs_"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from grove_env.training import checkpoint
+from grove_env.training.batched.trainer import BatchedTrainer, read_checkpoint_model
 from grove_env.training.builders import resolve_device
 from grove_env.training.config import (
     ConfigError,
@@ -31,6 +32,7 @@ from grove_env.training.run_dir import (
     write_run_files,
 )
 from grove_env.training.run_lock import RunLock
+from grove_env.training.run_schedule import RunSchedule
 from grove_env.training.trainer import RESUMABLE_FIELDS, Trainer
 
 EXIT_INTERRUPTED = 130
@@ -50,7 +52,7 @@ def train(cfg: TrainConfig, backend_run: BackendRun | None = None) -> int:
         print(f"run directory: {run_dir}", flush=True)
         if backend_run is not None:
             return backend_run(cfg, run_dir, False)
-        return _run(Trainer(cfg, run_dir, device=device))
+        return _run(_trainer(cfg, run_dir, None, device))
 
 
 def resume(
@@ -87,15 +89,16 @@ def resume(
             return backend_run(cfg, run_dir, True)
         if (run_dir / "metrics.csv").exists():
             MetricsLog.read(run_dir / "metrics.csv")
-        ckpt = checkpoint.latest_intact(run_dir)
+        batched = cfg.backend == "batched"
+        ckpt = checkpoint.latest_intact(run_dir, read_checkpoint_model if batched else None)
         where = f"checkpoint {ckpt.name}" if ckpt else "the start (no checkpoint yet)"
         print(f"resuming {run_dir} from {where}", flush=True)
-        trainer = Trainer(cfg, run_dir, ckpt, device)
+        trainer = _trainer(cfg, run_dir, ckpt, device)
         write_run_files(run_dir, cfg)
         record_run(run_dir, info, cfg, device, resumed_from=ckpt.name if ckpt else "")
-        done = ckpt is not None and trainer.model.num_timesteps >= cfg.total_timesteps
+        done = ckpt is not None and trainer.step >= cfg.total_timesteps
         if done and (run_dir / "final_eval.json").is_file():
-            print(f"run already complete at step {trainer.model.num_timesteps:,}", flush=True)
+            print(f"run already complete at step {trainer.step:,}", flush=True)
             return 0
         return _run(trainer)
 
@@ -107,10 +110,16 @@ def _device(cfg: TrainConfig) -> str:
     return device
 
 
-def _run(trainer: Trainer) -> int:
+def _trainer(cfg: TrainConfig, run_dir: Path, ckpt: Path | None, device: str) -> RunSchedule:
+    """The run's learner: SB3's MaskablePPO, or the batched backend's own PPO."""
+    kind = BatchedTrainer if cfg.backend == "batched" else Trainer
+    return kind(cfg, run_dir, ckpt, device)
+
+
+def _run(trainer: RunSchedule) -> int:
     if not trainer.learn():
         return EXIT_INTERRUPTED
-    print(f"training done at step {trainer.model.num_timesteps:,} ({trainer.run_dir})", flush=True)
+    print(f"training done at step {trainer.step:,} ({trainer.run_dir})", flush=True)
     # Ctrl-C and SIGTERM stop the final evaluation, as they stop training (learn() sets
     # its own handlers), also where SIGINT was inherited as ignored (a shell's `cmd &`).
     previous = {

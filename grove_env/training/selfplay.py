@@ -45,13 +45,13 @@ decisions), ``win_points`` (1 for a sole win, 1/k for a k-way tie for first, els
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from grove_env.observation import OBS_SIZE
-from grove_env.standings import REWARD_MODES
-from grove_env.standings import win_points as seats_win_points
+from grove_env.standings import REWARD_MODES, win_point
 from grove_env.training.opponents import NO_OPPONENT
 from grove_env.vector import StepResult, VectorGame
 
@@ -69,17 +69,22 @@ class OpponentSeats(Protocol):
     def label(self, kind: int) -> str: ...
 
 
-def kind_label(opponents: OpponentSeats, kinds: np.ndarray) -> str:
-    """Name of the opponents at one table (``"mixed"`` if the seats differ)."""
-    opp = kinds[kinds != NO_OPPONENT]
-    if (opp == opp[0]).all():
-        return opponents.label(int(opp[0]))
-    return "mixed"
+MIXED = -2
+"""Label code of a table whose opponent seats are of different kinds."""
 
 
-def win_points(ranks: np.ndarray, seat: int) -> float:
-    """The seat's share of the win: 1/k if it is among k seats ranked first, else 0."""
-    return seats_win_points([int(r) for r in ranks])[seat]
+def table_kinds(kinds: np.ndarray, learner_seats: np.ndarray) -> np.ndarray:
+    """Per game, the opponents' kind if every opponent seat has it, else :data:`MIXED`
+    (``kinds``: ``int64[G, n]`` with :data:`NO_OPPONENT` at ``learner_seats``)."""
+    g, n = kinds.shape
+    first = kinds[np.arange(g), (learner_seats + 1) % n]
+    same = ((kinds == first[:, None]) | (kinds == NO_OPPONENT)).all(axis=1)
+    return np.where(same, first, MIXED)
+
+
+def win_points(ranks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Per game, the share of the win of its seat ``seats[g]`` (``ranks``: ``int64[G, n]``)."""
+    return np.asarray(win_point(ranks.T, ranks[np.arange(len(seats)), seats]), dtype=np.float64)
 
 
 class SelfPlayGames:
@@ -130,6 +135,8 @@ class SelfPlayGames:
         """Per slot: the learner's last observation of the game that ended in the last step."""
         self.results: dict[str, list[float]] = {}
         """Per opponent label: ``[games, win points]`` since the last :meth:`pop_results`."""
+        self.ended: list[EndedGames] = []
+        """The games that ended in the last :meth:`advance`, in the order they ended."""
 
     # ----------------------------------------------------------------- stepping
     def restart(self, seed: int | None) -> np.ndarray:
@@ -142,28 +149,30 @@ class SelfPlayGames:
         self._games_started[:] = 0
         self._new_games(self._slots)
         dummy_rew = np.zeros(self.num_games, dtype=np.float32)
-        self._play_opponents(dummy_rew, np.ones(self.num_games, bool), [{}] * self.num_games)
+        self._play_opponents(dummy_rew, np.ones(self.num_games, bool))
         return self.game.observe(self.learner_seat)
 
     def advance(
-        self, actions: np.ndarray, active: np.ndarray | None = None
+        self, actions: np.ndarray, active: np.ndarray | None = None, infos: bool = True
     ) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Play the learners' ``actions`` (where ``active``), then the opponents.
 
         Returns ``(rewards, dones, infos)``; :meth:`observe` gives the next observations.
+        With ``infos=False`` the list is empty (no Python object per game): the games that
+        ended are in :attr:`ended` instead.
         """
         b = self.num_games
         rewards = np.zeros(b, dtype=np.float32)
         dones = np.zeros(b, dtype=bool)
-        infos: list[dict[str, Any]] = [{} for _ in range(b)]
         self.truncated[:] = False
+        self.ended = []
         if active is None:
             self._ep_len += 1
         else:
             self._ep_len[active] += 1
-        self._absorb(self.game.step(actions, active=active), rewards, dones, infos)
-        self._play_opponents(rewards, dones, infos)
-        return rewards, dones, infos
+        self._absorb(self.game.step(actions, active=active), rewards, dones)
+        self._play_opponents(rewards, dones)
+        return rewards, dones, self._infos() if infos else []
 
     def observe(self) -> np.ndarray:
         """``float32[num_envs, 125]``: every slot's learner observation."""
@@ -194,9 +203,7 @@ class SelfPlayGames:
         self._ep_return[rows] = 0.0
         self._ep_len[rows] = 0
 
-    def _play_opponents(
-        self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]
-    ) -> None:
+    def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Opponents move, batched per kind, until every game waits for its learner."""
         game = self.game
         while True:
@@ -212,15 +219,9 @@ class SelfPlayGames:
             for kind in np.unique(waiting):
                 rows = np.flatnonzero(need & (kinds == kind))
                 actions[rows] = self.opponents.act(int(kind), obs[rows], masks[rows])
-            self._absorb(game.step(actions, active=need), rewards, dones, infos)
+            self._absorb(game.step(actions, active=need), rewards, dones)
 
-    def _absorb(
-        self,
-        result: StepResult,
-        rewards: np.ndarray,
-        dones: np.ndarray,
-        infos: list[dict[str, Any]],
-    ) -> None:
+    def _absorb(self, result: StepResult, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Credit the learner seats' rewards of one engine step; close games that ended.
 
         Games already done in this step started a new game; what happens in it before
@@ -230,9 +231,9 @@ class SelfPlayGames:
         ended = result.ended_games
         if self.win_reward:
             r = np.zeros(self.num_games, dtype=np.float32)
-            for g in ended[result.terminated[ended]].tolist():
-                seat = int(self.learner_seat[g])
-                r[g] = win_points(result.final_ranks[g], seat) - 1.0 / self.num_players
+            won = ended[result.terminated[ended]]
+            points = win_points(result.final_ranks[won], self.learner_seat[won])
+            r[won] = points - 1.0 / self.num_players
         else:
             r = result.rewards[self._slots, self.learner_seat]
         live = ~dones
@@ -241,24 +242,55 @@ class SelfPlayGames:
         if not ended.size:
             return
         assert result.final_observations is not None
-        for i, g in enumerate(ended.tolist()):
-            assert not dones[g], "a game ended twice between two learner decisions"
-            seat = int(self.learner_seat[g])
-            ranks = result.final_ranks[g]
-            points = win_points(ranks, seat)
-            label = kind_label(self.opponents, self.kinds[g])
+        assert not dones[ended].any(), "a game ended twice between two learner decisions"
+        seats = self.learner_seat[ended]
+        closed = EndedGames(
+            games=ended,
+            win_points=win_points(result.final_ranks[ended], seats),
+            ranks=result.final_ranks[ended, seats],
+            labels=table_kinds(self.kinds[ended], seats),
+            returns=self._ep_return[ended].copy(),
+            lengths=self._ep_len[ended].copy(),
+        )
+        self.ended.append(closed)
+        for code in np.unique(closed.labels).tolist():
+            label = "mixed" if code == MIXED else self.opponents.label(code)
             tally = self.results.setdefault(label, [0, 0.0])
-            tally[0] += 1
-            tally[1] += points
-            self.truncated[g] = bool(result.truncated[g])
-            self.final_observations[g] = result.final_observations[i, seat]
-            infos[g].update(
-                {
-                    "episode": {"r": float(self._ep_return[g]), "l": int(self._ep_len[g])},
-                    "win_points": points,
-                    "rank": int(ranks[seat]),
-                    "opponents": label,
-                }
-            )
-            dones[g] = True
+            tally[0] += int((closed.labels == code).sum())
+            tally[1] += float(closed.win_points[closed.labels == code].sum())
+        self.truncated[ended] = result.truncated[ended]
+        self.final_observations[ended] = result.final_observations[np.arange(ended.size), seats]
+        dones[ended] = True
         self._new_games(ended)
+
+    def _infos(self) -> list[dict[str, Any]]:
+        """One dict per game (module docstring), from :attr:`ended`."""
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_games)]
+        for closed in self.ended:
+            for i, g in enumerate(closed.games.tolist()):
+                code = int(closed.labels[i])
+                infos[g] = {
+                    "episode": {"r": float(closed.returns[i]), "l": int(closed.lengths[i])},
+                    "win_points": float(closed.win_points[i]),
+                    "rank": int(closed.ranks[i]),
+                    "opponents": "mixed" if code == MIXED else self.opponents.label(code),
+                }
+        return infos
+
+
+@dataclass(frozen=True)
+class EndedGames:
+    """The games that one engine step ended, from their learner seats' side (arrays of G)."""
+
+    games: np.ndarray
+    """Slot of each game."""
+    win_points: np.ndarray
+    """The learner seat's share of the win."""
+    ranks: np.ndarray
+    """The learner seat's rank (1 best)."""
+    labels: np.ndarray
+    """The opponents' kind id (:func:`table_kinds`)."""
+    returns: np.ndarray
+    """The learner's return over the game."""
+    lengths: np.ndarray
+    """The learner's decisions in the game."""

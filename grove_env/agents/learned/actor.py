@@ -54,14 +54,16 @@ class Actor(nn.Module):
         """
         prepare = getattr(self.features, "prepare", None)  # appends what NumPy computes
         rows = observations if prepare is None else prepare(observations)
-        obs = torch.as_tensor(rows, dtype=torch.float32)
-        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        # The games stay on the CPU; the weights may not.
+        device = next(self.parameters()).device
+        obs = torch.as_tensor(rows, dtype=torch.float32).to(device)
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool)).to(device)
         return self(obs).masked_fill(~legal, MASKED_LOGIT)
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``float64[K, 10]``: the masked softmax that :meth:`act` samples from."""
         logits = self.masked_logits(observations, masks).double()
-        return torch.softmax(logits, dim=1).numpy()
+        return torch.softmax(logits, dim=1).cpu().numpy()
 
     @torch.no_grad()
     def act(
@@ -79,5 +81,5 @@ class Actor(nn.Module):
         logits = self.masked_logits(observations, masks)
         if not deterministic:
             u = torch.rand(logits.shape, generator=generator).clamp_(1e-12, 1.0 - 1e-7)
-            logits = logits - torch.log(-torch.log(u))
-        return logits.argmax(dim=1).numpy().astype(np.int64)
+            logits = logits - torch.log(-torch.log(u.to(logits.device)))
+        return logits.argmax(dim=1).cpu().numpy().astype(np.int64)

@@ -1,0 +1,256 @@
+"""``backend: batched``: the run's learner is this package's PPO over the batched engine.
+
+:class:`BatchedTrainer` is a :class:`~grove_env.training.run_schedule.RunSchedule` (the
+schedule, evaluations, NashConv, the best policy, Ctrl-C: what the SB3 backend does
+too) whose learner is a loop of :meth:`Collector.collect
+<grove_env.training.batched.rollout.Collector.collect>` and :func:`~grove_env.training.
+batched.update.ppo_update`. A checkpoint folder holds ``model.pt`` (network, optimiser
+and generator state, :mod:`~grove_env.training.batched.model`), the policy in the safe
+format, ``pool.pt`` (the opponent snapshots, and the magnet's) and ``state.json``. The
+best policy is ``best_policy.json``/``.pt`` (no SB3 zip).
+
+Seeding: torch's global generator (the initial weights) and the learner's sampling
+generator take ``seed``; the opponents ``seed + 1``; table ``i``'s games ``seed + 7919
+i``, as the SB3 backend seeds them. A resume at step ``s`` restarts the games from
+``seed + 7919 (1 + s)`` and restores the sampling generator, so two runs of one config
+on the CPU give the same metrics, and a resumed run the same step count.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+from grove_env.agents.learned.actor import Actor
+from grove_env.agents.learned.policy_files import BEST_POLICY
+from grove_env.agents.learned.safe_policy import save_policy
+
+from .. import checkpoint
+from ..builders import build_opponents
+from ..config import TrainConfig
+from ..imitation import fit_teacher, teacher_games
+from ..run_dir import atomic_write_text
+from ..run_schedule import RunSchedule
+from ..selfplay import SelfPlayGames
+from ..trainer import report_imitation
+from ..vec_env import table_seed
+from .loss import LossWeights, masked_log_probs, scheduled
+from .model import MODEL_FILE, ActorCritic, load_model, read_model, save_model
+from .rollout import Collector, Rollout
+from .update import UpdateSettings, ppo_update
+
+
+def read_checkpoint_model(ckpt: Path) -> dict[str, Any]:
+    """``model.pt`` of a checkpoint folder (what ``--resume`` checks before it trusts one)."""
+    return read_model(ckpt / MODEL_FILE)
+
+
+class BatchedTrainer(RunSchedule):
+    """One batched run: its games, network, opponent pool, evaluators and schedule."""
+
+    def __init__(
+        self, cfg: TrainConfig, run_dir: Path, ckpt: Path | None = None, device: str = "cpu"
+    ) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.device = torch.device(device)
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.card = checkpoint.policy_card(cfg, 0)
+        self.model = ActorCritic(self.card, cfg.shared_trunk).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.generator = torch.Generator().manual_seed(cfg.seed)
+        self.actor: Actor = self.model.actor
+        self.opponents = build_opponents(cfg, cfg.seed + 1)
+        self.opponents.live = self.actor
+        self.games = self._games(cfg)
+        self.collector = Collector(
+            self.games,
+            self.model,
+            cfg.gamma,
+            cfg.features == "advice",
+            self.device,
+            self.generator,
+        )
+        self.magnet: Actor | None = None
+        self.last_magnet = 0
+        state: dict[str, Any] = {}
+        self._step = 0
+        if ckpt is None:
+            if cfg.imitate is not None:
+                self.learn_teacher(cfg.imitate)
+            self.collector.restart(cfg.seed)
+        else:
+            state = self._load(ckpt)
+            self.collector.restart(cfg.seed + 7919 * (1 + self._step))
+        if cfg.magnet == "snapshot" and self.magnet is None:
+            self.magnet = self.actor.frozen_copy()
+        self.collector.magnet = self.magnet
+        self.rollout = Rollout.empty(
+            cfg.n_steps,
+            cfg.num_envs,
+            self.card.input_size,
+            self.device,
+            magnet=cfg.magnet == "snapshot",
+        )
+        self.settings = UpdateSettings(
+            cfg.n_epochs,
+            cfg.batch_size,
+            cfg.gamma,
+            cfg.gae_lambda,
+            cfg.max_grad_norm,
+            cfg.target_kl,
+        )
+        self.start_schedule(self._step, state, resumed=ckpt is not None)
+        self.writer = SummaryWriter(str(run_dir / "tb"))
+
+    def _games(self, cfg: TrainConfig) -> list[SelfPlayGames]:
+        """The run's games: ``num_envs`` split evenly over its tables, sharing the opponents."""
+        tables = cfg.table_list()
+        sizes = [len(part) for part in np.array_split(np.arange(cfg.num_envs), len(tables))]
+        return [
+            SelfPlayGames(
+                size,
+                self.opponents,
+                rules=rules,
+                num_players=n,
+                reward=cfg.reward,
+                max_rounds=cfg.max_rounds,
+                learner_seat=cfg.learner_seat,
+                seed=table_seed(cfg.seed, i),
+            )
+            for i, ((rules, n), size) in enumerate(zip(tables, sizes))
+        ]
+
+    def learn_teacher(self, teacher: str) -> None:
+        """The warm start: the network learns the teacher's moves (``imitate``)."""
+        cfg = self.cfg
+        began = time.time()
+        data = teacher_games(cfg, teacher, cfg.imitate_steps, seed=cfg.seed + 104729)
+
+        def forward(rows: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            logits, values = self.model(rows)
+            return masked_log_probs(logits, masks), values
+
+        self.model.train()
+        stats = fit_teacher(
+            forward,
+            self.model.parameters(),
+            data,
+            cfg.imitate_epochs,
+            cfg.batch_size,
+            cfg.seed,
+            lr=cfg.learning_rate,
+            vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            device=self.device,
+        )
+        report_imitation(teacher, len(data.actions), cfg.imitate_epochs, stats, began)
+
+    # ----------------------------------------------------------------- the learner's part
+    @property
+    def step(self) -> int:
+        return self._step
+
+    def rewind(self, step: int) -> None:
+        self._step = step
+
+    def train(self) -> None:
+        while self._step < self.cfg.total_timesteps:
+            self.at_boundary(self._step)
+            if not self.iterate():
+                return  # interrupted: the rollout is dropped
+
+    def iterate(self) -> bool:
+        """One rollout and the update on it, logged; False if interrupted meanwhile."""
+        cfg = self.cfg
+        self._refresh_magnet()
+        began = time.perf_counter()
+        stats = self.collector.collect(self.rollout, self.after_step)
+        if stats is None:
+            return False
+        collected = time.perf_counter()
+        self._step += cfg.rollout_size
+        weights, lr = self.weights(self._step / cfg.total_timesteps)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        terms = ppo_update(
+            self.model, self.optimizer, self.rollout, weights, self.settings, self.generator
+        )
+        done = time.perf_counter()
+        scalars = {f"train/{k}": v for k, v in terms.items()}
+        scalars.update(stats.scalars())
+        scalars.update(self.rollout_share(stats.results))
+        scalars["train/learning_rate"] = lr
+        scalars["train/ent_coef"] = weights.ent_coef
+        scalars["train/magnet_coef"] = weights.magnet_coef
+        scalars["time/collect_steps_per_s"] = cfg.rollout_size / (collected - began)
+        scalars["time/fps"] = cfg.rollout_size / (done - began)
+        self.log(scalars, self._step)
+        return True
+
+    def weights(self, progress: float) -> tuple[LossWeights, float]:
+        """The loss's coefficients and the step size at ``progress`` (0 to 1)."""
+        cfg = self.cfg
+        lr_end = cfg.learning_rate_end if cfg.lr_schedule == "linear" else None
+        weights = LossWeights(
+            clip_range=cfg.clip_range,
+            vf_coef=cfg.vf_coef,
+            ent_coef=scheduled(cfg.ent_coef, cfg.ent_coef_end, progress),
+            magnet_coef=scheduled(cfg.magnet_coef, cfg.magnet_coef_end, progress),
+            kl_coef=cfg.kl_coef,
+        )
+        return weights, scheduled(cfg.learning_rate, lr_end, progress)
+
+    def _refresh_magnet(self) -> None:
+        if self.magnet is not None and self._step - self.last_magnet >= self.cfg.magnet_every:
+            self.magnet.load_state_dict(self.actor.state_dict())
+            self.last_magnet = self._step
+
+    def log(self, scalars: dict[str, float], step: int) -> None:
+        for key, value in scalars.items():
+            self.writer.add_scalar(key, value, step)
+        self.writer.flush()
+
+    def save_best(self, info: dict[str, Any]) -> None:
+        card = checkpoint.policy_card(self.cfg, self._step)
+        save_policy(self.actor, card, self.run_dir / BEST_POLICY)
+        atomic_write_text(self.run_dir / "best.json", json.dumps(info, indent=2) + "\n")
+
+    def write_checkpoint(self, state: dict[str, Any]) -> Path:
+        pool = self.opponents.pool_state()
+        if self.magnet is not None:
+            pool["magnet"] = self.magnet.state_dict()
+        return checkpoint.write(
+            self.run_dir,
+            self._step,
+            lambda folder: save_model(
+                folder / MODEL_FILE, self.model, self.optimizer, self.generator
+            ),
+            self.actor,
+            pool,
+            {"last_magnet": self.last_magnet, **state},
+            self.cfg,
+            self.cfg.keep_checkpoints,
+        )
+
+    def _load(self, ckpt: Path) -> dict[str, Any]:
+        """The checkpoint's network, optimiser, generator, pool and magnet; its state."""
+        meta = checkpoint.read_state(ckpt)
+        checkpoint.check_fits(meta["config"], self.cfg, ckpt)
+        state = read_checkpoint_model(ckpt)
+        load_model(state, self.model, self.optimizer, self.generator, ckpt / MODEL_FILE)
+        pool = checkpoint.read_pool(ckpt)
+        self.opponents.load_pool_state(pool, self.actor)
+        if "magnet" in pool:
+            self.magnet = self.actor.frozen_copy()
+            self.magnet.load_state_dict(pool["magnet"])
+        self._step = int(meta["step"])
+        self.last_magnet = int(meta.get("last_magnet", 0))
+        return meta
