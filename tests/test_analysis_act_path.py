@@ -94,6 +94,7 @@ def test_the_command_line_measures_a_saved_advice_policy(tmp_path, capsys):
     assert out["nash_conv"] == pytest.approx(expected.nash_conv, abs=1e-12) and out["nash_conv"] > 0
 
 
+@pytest.mark.slow
 def test_nash_conv_keeps_the_trees_and_measures_as_the_parts_do():
     whole = whole_game_exploitability("classic", 2, uniform, max_rounds=2)
     for _ in range(2):  # the second call finds the trees kept

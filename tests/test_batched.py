@@ -30,6 +30,8 @@ from grove_env.training.batched.trainer import BatchedTrainer
 from grove_env.training.config import load_config
 from grove_env.training.exploit import ROUND
 
+pytestmark = pytest.mark.slow  # training runs of the batched backend
+
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = load_config(ROOT / "configs" / "smoke.yaml")

@@ -143,6 +143,7 @@ def uniform_actor() -> Actor:
     return actor
 
 
+@pytest.mark.slow
 def test_exploit_meter_gives_the_uniform_policys_known_nashconv() -> None:
     # The uniform policy's NashConv at revised 2p (benchmarks/exploitability.py, README):
     # one round 0.4810 markers, the whole game 1.7440 outcome.

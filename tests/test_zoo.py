@@ -74,6 +74,7 @@ def test_a_policy_trained_for_another_table_is_refused(zoo):
         make_agent("zoo:revised-2p")
 
 
+@pytest.mark.slow
 def test_a_shipped_policy_plays_everywhere_the_registry_reaches(zoo):
     actor = ship(zoo, "revised-2p", "revised", 2)
     assert zoo_shipped() == ["revised-2p"]
@@ -111,6 +112,7 @@ def zoo_script(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_the_script_refuses_bad_input_in_one_line_before_training(tmp_path):
     bad = zoo_script("--tables", "revised-9p", "--work", str(tmp_path / "w"))
     assert bad.returncode == 2 and "no table 'revised-9p'" in bad.stderr
