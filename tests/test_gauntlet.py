@@ -122,6 +122,8 @@ def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, 
         (["--agent", "greedy", "--players", "2.5"], 2, "--players takes a count"),
         (["--agent", "greedy", "--rules", "all", "--plot", "x.png"], 2, "--plot draws one table"),
         (["--agent", "greedy", "--opponents", "human"], 2, "no seat for a person"),
+        (["--agent", "greedy", "--opponents", "cfr", "--players", "4"], 2, "no solved strategy"),
+        (["--agent", "cfr", "--rules", "revised", "--players", "2,3"], 2, "with 3 players"),
     ],
 )
 def test_bad_input_is_one_line_before_any_game(monkeypatch, capsys, args, code, message) -> None:

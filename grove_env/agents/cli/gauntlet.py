@@ -25,6 +25,7 @@ from grove_env.rules import RULE_SETS, get_rules
 
 from ..arena.gauntlet import run_gauntlet, save_json
 from ..arena.tournament import TournamentError, check_setup
+from ..base import table_refusal
 from .command_line import (
     EXIT_HELP,
     CommandError,
@@ -110,6 +111,10 @@ def _check_inputs(
             check_setup(entries, rules, n, args.games, args.seed, args.workers, max_rounds=100)
         except ValueError as exc:
             raise usage_error(str(exc)) from None
+        for who in {spec, opponent}:  # cfr, say, plays two-player tables only
+            refusal = table_refusal(who, rules, n)
+            if refusal is not None:
+                raise usage_error(refusal)
     build_agent(spec, seed=args.seed)
     for opponent in opponents or []:
         build_agent(opponent, seed=args.seed)
