@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,6 +19,14 @@ import numpy as np
 import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from training_runs import (
+    ENV,
+    ROOT,
+    SMOKE,
+    final_step,
+    run_train,
+    start_and_wait_for_checkpoint,
+)
 
 from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
@@ -33,23 +40,7 @@ from grove_env.training.exploit import ROUND
 pytestmark = pytest.mark.slow  # training runs of the batched backend
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
-SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 BATCHED = ("--set", "backend=batched")
-UNENDING = 10**12
-HANG_POLLS = 6000
-
-
-def run_train(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "train.py", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=ENV,
-    )
 
 
 def smoke(run_dir: Path, *more: str) -> subprocess.CompletedProcess:
@@ -58,10 +49,6 @@ def smoke(run_dir: Path, *more: str) -> subprocess.CompletedProcess:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
-
-
-def final_step(total: int) -> int:
-    return -(-total // SMOKE.rollout_size) * SMOKE.rollout_size
 
 
 @pytest.fixture(scope="module")
@@ -143,40 +130,9 @@ def test_two_runs_of_one_seed_give_the_same_metrics(smoke_run, tmp_path: Path) -
     assert (a / "policy.pt").read_bytes() == (b / "policy.pt").read_bytes()
 
 
-def start_and_wait_for_checkpoint(run_dir: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "train.py",
-            "--config",
-            "configs/smoke.yaml",
-            *BATCHED,
-            "--set",
-            f"run_dir={run_dir}",
-            "--set",
-            f"total_timesteps={UNENDING}",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=ENV,
-    )
-    for _ in range(HANG_POLLS):
-        if latest_checkpoint(run_dir) is not None:
-            return proc
-        try:
-            out, _ = proc.communicate(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            continue
-        pytest.fail(f"the run ended before its first checkpoint:\n{out}")
-    proc.kill()
-    pytest.fail("no checkpoint after a long wait: the run hangs")
-
-
 def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir)
+    proc = start_and_wait_for_checkpoint(run_dir, *BATCHED)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
@@ -194,7 +150,7 @@ def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
 
 def test_ctrl_c_saves_a_checkpoint_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir)
+    proc = start_and_wait_for_checkpoint(run_dir, *BATCHED)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out

@@ -9,10 +9,8 @@ the end of the run; a resume then sets the budget from where the run stopped.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -21,6 +19,12 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from training_runs import (
+    SMOKE,
+    final_step,
+    run_train,
+    start_and_wait_for_checkpoint,
+)
 
 from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
@@ -32,30 +36,6 @@ from grove_env.training.config import load_config
 pytestmark = pytest.mark.slow  # training runs in subprocesses (minutes)
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
-SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-UNENDING = 10**12
-"""A ``total_timesteps`` no test run reaches: it trains until it is signalled."""
-HANG_POLLS = 6000
-"""Polls of 0.05 s for a first checkpoint before a run counts as hung (a guard, not a
-speed check: the first checkpoint comes after one rollout)."""
-
-
-def train_cmd(*args: str) -> list[str]:
-    return [sys.executable, "train.py", *args]
-
-
-def run_train(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        train_cmd(*args), cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=ENV
-    )
-
-
-def final_step(total: int) -> int:
-    """Where an uninterrupted smoke run stops: whole rollouts past ``total``."""
-    rollout = SMOKE.rollout_size
-    return -(-total // rollout) * rollout
 
 
 @pytest.fixture(scope="module")
@@ -180,40 +160,9 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
         make_agent(f"sb3:{path}")
 
 
-def start_and_wait_for_checkpoint(run_dir: Path) -> subprocess.Popen:
-    """A smoke run that cannot end by itself, once its first checkpoint is on disk."""
-    proc = subprocess.Popen(
-        train_cmd(
-            "--config",
-            "configs/smoke.yaml",
-            "--set",
-            f"run_dir={run_dir}",
-            "--set",
-            f"total_timesteps={UNENDING}",
-            "--set",
-            "final_eval_games=8",
-        ),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=ENV,
-    )
-    for _ in range(HANG_POLLS):
-        if latest_checkpoint(run_dir) is not None:
-            return proc
-        try:
-            out, _ = proc.communicate(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            continue
-        pytest.fail(f"the run ended before its first checkpoint:\n{out}")
-    proc.kill()
-    pytest.fail("no checkpoint after a long wait: the run hangs")
-
-
 def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir)
+    proc = start_and_wait_for_checkpoint(run_dir, "--set", "final_eval_games=8")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
@@ -239,7 +188,7 @@ def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
 
 def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir)
+    proc = start_and_wait_for_checkpoint(run_dir, "--set", "final_eval_games=8")
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
@@ -251,7 +200,7 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
 
 def test_corrupt_or_mismatched_checkpoint_gives_a_clear_error(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir)
+    proc = start_and_wait_for_checkpoint(run_dir, "--set", "final_eval_games=8")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     ckpt = latest_checkpoint(run_dir)
