@@ -24,6 +24,7 @@ from training_runs import (
     ROOT,
     SMOKE,
     final_step,
+    kill_then_resume,
     run_train,
     start_and_wait_for_checkpoint,
 )
@@ -131,21 +132,7 @@ def test_two_runs_of_one_seed_give_the_same_metrics(smoke_run, tmp_path: Path) -
 
 
 def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir, *BATCHED)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
-    assert killed_at % SMOKE.rollout_size == 0
-    total = killed_at + 2 * SMOKE.rollout_size + 100
-    done = run_train("--resume", str(run_dir), "--set", f"total_timesteps={total}")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "resuming" in done.stdout
-    meta = checkpoint.read_state(latest_checkpoint(run_dir))
-    assert meta["step"] == final_step(total) == killed_at + 3 * SMOKE.rollout_size
-    assert (run_dir / "final_eval.json").is_file()
-    again = run_train("--resume", str(run_dir))
-    assert again.returncode == 0 and "already complete" in again.stdout
+    kill_then_resume(tmp_path / "run", *BATCHED)
 
 
 def test_ctrl_c_saves_a_checkpoint_and_a_damaged_one_is_refused(tmp_path: Path) -> None:

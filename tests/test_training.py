@@ -22,6 +22,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from training_runs import (
     SMOKE,
     final_step,
+    kill_then_resume,
     run_train,
     start_and_wait_for_checkpoint,
 )
@@ -162,28 +163,8 @@ def test_checkpoint_of_another_game_is_refused(tmp_path: Path) -> None:
 
 def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    proc = start_and_wait_for_checkpoint(run_dir, "--set", "final_eval_games=8")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    killed_at = checkpoint.read_state(latest_checkpoint(run_dir))["step"]
-    assert killed_at % SMOKE.rollout_size == 0
-
-    # Not a multiple of the rollout: the run ends on the next rollout boundary.
-    total = killed_at + 2 * SMOKE.rollout_size + 100
-    done = run_train("--resume", str(run_dir), "--set", f"total_timesteps={total}")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "resuming" in done.stdout
-    meta = checkpoint.read_state(latest_checkpoint(run_dir))
-    assert meta["step"] == final_step(total) == killed_at + 3 * SMOKE.rollout_size
-    model = load_model(latest_checkpoint(run_dir) / "model.zip")
-    assert model.num_timesteps == final_step(total)
-    assert (run_dir / "final_eval.json").is_file()
-    rows = (run_dir / "metrics.csv").read_text().splitlines()[1:]
-    steps = [int(line.split(",")[0]) for line in rows]
-    assert steps == sorted(steps) and len(steps) == len(set(steps))
-    # Resuming a finished run has nothing left to do.
-    again = run_train("--resume", str(run_dir))
-    assert again.returncode == 0 and "already complete" in again.stdout
+    final = kill_then_resume(run_dir, "--set", "final_eval_games=8")
+    assert load_model(latest_checkpoint(run_dir) / "model.zip").num_timesteps == final
 
 
 def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path: Path) -> None:
