@@ -146,11 +146,27 @@ def uniform_actor() -> Actor:
 @pytest.mark.slow
 def test_exploit_meter_gives_the_uniform_policys_known_nashconv() -> None:
     # The uniform policy's NashConv at revised 2p (benchmarks/exploitability.py, README):
-    # one round 0.4810 markers, the whole game 1.7440 outcome.
+    # one round 0.4810 markers, the whole game 1.7440 outcome. The meter measures the
+    # policy as the run's policy plays (play: sample), uniform here.
     cfg = config_from_dict(
-        {"rules": "revised", "num_players": 2, "exploit_every": 1, "features": "culprit_odds"}
+        {
+            "rules": "revised",
+            "num_players": 2,
+            "exploit_every": 1,
+            "features": "culprit_odds",
+            "play": "sample",
+        }
     )
     measured = ExploitMeter(cfg).measure(uniform_actor())
     assert measured[ROUND] == pytest.approx(0.480952, abs=1e-5)
     assert measured[GAME] == pytest.approx(1.743952, abs=1e-5)
     assert nashconv_score(measured) == -measured[GAME]
+
+
+def test_the_runs_play_mode_is_written_on_its_policy_card() -> None:
+    for play in ("greedy", "sample"):
+        cfg = config_from_dict({"rules": "revised", "num_players": 2, "play": play})
+        assert checkpoint.policy_card(cfg, 7).play == play
+        assert ExploitMeter(cfg).deterministic == (play == "greedy")
+    mixed = config_from_dict({"num_players": 2, "play": "sample", "exploit_policy": "greedy"})
+    assert ExploitMeter(mixed).deterministic

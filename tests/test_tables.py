@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grove_env.analysis import nash_conv
 from grove_env.training.builders import build_env
 from grove_env.training.config import ALL_TABLES, ConfigError, config_from_dict
 from grove_env.training.vec_env import TablesVecEnv
@@ -91,3 +92,27 @@ def test_a_smoke_run_on_several_tables_evaluates_each(tmp_path: Path) -> None:
     assert "eval/win_share_vs_random@classic:2" in header
     assert "eval/win_share_vs_random@revised:5" in header
     assert (run_dir / "final_eval_classic2.png").is_file()
+
+
+def test_the_final_table_gives_the_exact_nashconv_of_the_policy_as_it_plays(
+    tmp_path: Path,
+) -> None:
+    args = [f"--set=runs_root={tmp_path}", "--set=rules=revised", "--set=num_players=3"]
+    args += ["--set=eval_opponents=[random]", "--set=final_eval_games=6"]
+    args += ["--set=final_nashconv=true", "--set=play=sample"]
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--config", "configs/smoke.yaml", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (run_dir,) = tmp_path.iterdir()
+    final = json.loads((run_dir / "final_eval.json").read_text())
+    # The figure is the analysis's own for the saved policy as ppo: plays it (sampling).
+    expected = nash_conv(f"ppo:{run_dir}", "revised", 3).nash_conv
+    assert final["nash_conv"] == {"round": pytest.approx(expected, abs=1e-9)}
+    line = f"exact NashConv: one round {expected:.4f} markers"
+    assert line in (run_dir / "final_eval.txt").read_text() and line in proc.stdout
+    assert json.loads((run_dir / "best_policy.json").read_text())["play"] == "sample"

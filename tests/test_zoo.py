@@ -38,12 +38,13 @@ def zoo(tmp_path, monkeypatch):
     return tmp_path / "zoo"
 
 
-def ship(zoo: Path, table: str, rules: str, n: int) -> torch.nn.Module:
+def ship(zoo: Path, table: str, rules: str, n: int, play: str = "greedy") -> torch.nn.Module:
     torch.manual_seed(0)
     actor = build_actor("culprit_odds", 125, [8], "relu", 10)
     folder = zoo / table.replace("-", "_")
     folder.mkdir(parents=True)
-    save_policy(actor, PolicyCard("culprit_odds", (8,), "relu", (rules,), (n,)), folder / "policy")
+    card = PolicyCard("culprit_odds", (8,), "relu", (rules,), (n,), play=play)
+    save_policy(actor, card, folder / "policy")
     return actor
 
 
@@ -151,3 +152,32 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
         c["opponent"] for c in card["gauntlet"]["cells"]
     }
     assert "revised-2p: " in done.stdout and "whole game" in done.stdout
+
+
+def test_a_policy_plays_as_its_card_says_unless_told(zoo):
+    ship(zoo, "revised-2p", "revised", 2, play="sample")
+    path = zoo / "revised_2p" / "policy.json"
+    assert json.loads(path.read_text())["play"] == "sample"
+    for spec in ("zoo:revised-2p", f"ppo:{path}"):
+        sampling = make_agent(spec, seed=0)
+        assert not sampling.deterministic
+        assert make_agent(spec, seed=0, deterministic=True).deterministic
+    # Its analysis reads the sampled distribution, so it is less exploitable than its
+    # most likely move alone (a random 8-unit net has no ties to break).
+    sampled = nash_conv("zoo:revised-2p", "revised", 2).nash_conv
+    greedy = nash_conv(make_agent("zoo:revised-2p", deterministic=True), "revised", 2).nash_conv
+    assert sampled != greedy
+
+
+def test_a_card_without_play_plays_greedy_and_a_bad_play_is_one_line(zoo):
+    ship(zoo, "revised-2p", "revised", 2)
+    path = zoo / "revised_2p" / "policy.json"
+    card = json.loads(path.read_text())
+    del card["play"]  # a card written before the field existed
+    path.write_text(json.dumps(card))
+    assert make_agent("zoo:revised-2p").deterministic
+    path.write_text(json.dumps({**card, "play": "wild"}))
+    with pytest.raises(ValueError) as info:
+        make_agent("zoo:revised-2p")
+    assert "play is one of ('greedy', 'sample'), got 'wild'" in str(info.value)
+    assert "\n" not in str(info.value)

@@ -114,7 +114,8 @@ SPEC_HELP = """agent specs:
              states), shipped for 2-player tables
   cfr-round  the solved two-player round (CFR+, markers reward), the same in every round
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
-             policy .json; loads weights only, never runs code from the file
+             policy .json; loads weights only, never runs code from the file;
+             plays its most likely move, or samples where its card says play: sample
   zoo:TABLE  the trained policy shipped for a table, e.g. zoo:revised-2p
              (classic-2p..4p, revised-2p..5p); safe format, as ppo: plays it
   sb3:PATH   a raw stable-baselines3 .zip; loading it UNPICKLES it, which CAN RUN

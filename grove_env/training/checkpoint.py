@@ -90,6 +90,7 @@ def policy_card(cfg: TrainConfig, step: int) -> PolicyCard:
         rules=tuple(dict.fromkeys(rules for rules, _ in cfg.table_list())),
         player_counts=tuple(sorted({n for _, n in cfg.table_list()})),
         step=step,
+        play=cfg.play,
     )
 
 

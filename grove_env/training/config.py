@@ -109,6 +109,8 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
             raise ValueError("best_by nashconv needs exploit_every (steps between NashConvs)")
         if self.exploit_every is not None and (self.tables or self.num_players > 4):
             raise ValueError("exploit_every measures one table of 2 to 4 players (no tables)")
+        if self.final_nashconv and all(n > 4 for _, n in self.table_list()):
+            raise ValueError("final_nashconv measures tables of 2 to 4 players: set it false")
         return self
 
     @model_validator(mode="after")

@@ -141,7 +141,7 @@ class EvalFields(BaseModel):
     eval_every: Int = Field(100_000, ge=1)
     """Learner steps between quick evaluations (each may replace ``best.zip``)."""
     eval_games: Int = Field(400, ge=1)
-    """Games per opponent kind in a quick evaluation (batched engine, deterministic)."""
+    """Games per opponent kind in a quick evaluation (batched engine, played as ``play`` says)."""
     eval_opponents: list[AgentSpec] = Field(["random", "heuristic"], min_length=1)
     """Opponents of the quick evaluation, each an agent spec (the learner against ``n - 1``
     of it); the best policy is the one whose evaluation scores highest (``best_by``)."""
@@ -155,14 +155,25 @@ class EvalFields(BaseModel):
     4 players, and the whole game too at 2 players; written to ``metrics.csv``,
     TensorBoard and ``nashconv.png``. ``null``: never. One round takes seconds at 2
     players and about a minute at 4."""
-    exploit_policy: Literal["sample", "greedy"] = "sample"
-    """The policy whose NashConv is measured: the one training samples from, or its
-    most likely legal move (as ``ppo:`` plays by default)."""
+    play: Literal["greedy", "sample"] = "greedy"
+    """How the saved policy plays as ``ppo:`` and ``zoo:`` (written on its card), in the
+    final gauntlet and everywhere else: its most likely legal move, or a draw from the
+    policy as in training. An equilibrium-seeking run plays ``sample``: an equilibrium of
+    this game mixes, and its most likely move alone is exploitable."""
+    exploit_policy: Literal["sample", "greedy"] | None = None
+    """The policy whose NashConv is measured (``exploit_every``): the one training samples
+    from, or its most likely legal move; ``null``: as it plays (``play``)."""
     final_eval_games: Int = Field(2000, ge=0)
     """Games per opponent of the final gauntlet (:mod:`grove_env.agents.arena.gauntlet`: the
     learner against ``n - 1`` of each style and reference agent); 0: skip."""
     final_eval_workers: Int = Field(1, ge=1)
     """Worker processes of the final tournament."""
+    final_nashconv: bool = False
+    """After the final gauntlet, the exact NashConv of the best policy as it plays, beside
+    the gauntlet in ``final_eval.txt``/``.json``: one round from the start of a game at
+    each table of 2 to 4 players (``python -m grove_env.analysis nashconv``; seconds at 2
+    and 3 players, about a minute and 1.6 GB at classic 4), and the whole game too at 2
+    players."""
     checkpoint_every: Int = Field(200_000, ge=1)
     """Learner steps between checkpoints (taken at rollout boundaries)."""
     keep_checkpoints: Int = Field(2, ge=1)

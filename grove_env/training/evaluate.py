@@ -1,17 +1,19 @@
 """Evaluation: quick and batched during training, the gauntlet at the end.
 
-:class:`QuickEvaluator` plays the learner (deterministic, its most likely legal
-action) against a table of one fixed opponent kind on the batched engine, up to
-``MAX_EVAL_SLOTS`` games side by side. Every slot counts only its first ``quota`` games,
-so short games are not over-represented (counting whatever finishes first in a
-fixed number of steps would favour them). The learner's seat rotates.
+:class:`QuickEvaluator` plays the learner as the saved policy will play (``play``: its
+most likely legal action, or a draw from the policy) against a table of one fixed
+opponent kind on the batched engine, up to ``MAX_EVAL_SLOTS`` games side by side. Every
+slot counts only its first ``quota`` games, so short games are not over-represented
+(counting whatever finishes first in a fixed number of steps would favour them). The
+learner's seat rotates.
 :func:`eval_score` turns the win shares against the evaluation opponents into the one
 number that picks the best policy, and :func:`metrics_row` into a ``metrics.csv`` row.
 
 :func:`final_evaluation` runs :func:`grove_env.agents.arena.gauntlet.run_gauntlet` on the spec
 ``ppo:<path>``: the trained agent against ``n - 1`` of every style and reference agent,
 played through ``grove_v1`` like any other agent, and writes ``final_eval.txt``,
-``final_eval.json`` and ``final_eval.png`` into the run.
+``final_eval.json`` and ``final_eval.png`` into the run; with ``final_nashconv`` the
+exact NashConv of the policy as it plays too (:func:`final_nash_conv`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.learned.actor import Actor
+from grove_env.analysis import nash_conv
 from grove_env.training.config import TrainConfig
 from grove_env.training.opponents import Opponents
 from grove_env.training.run_dir import SHARE_PREFIX, atomic_write_text
@@ -55,6 +59,7 @@ class QuickEvaluator:
     ) -> None:
         rules, n = table or (cfg.rules, cfg.num_players)
         self.opponent = opponent
+        self.greedy = cfg.play == "greedy"
         self.name = eval_name(cfg, opponent, (rules, n))
         self.quota = math.ceil(games / MAX_EVAL_SLOTS)
         slots = math.ceil(games / self.quota)
@@ -74,10 +79,11 @@ class QuickEvaluator:
         env = self.env
         env.seed(seed)
         obs = np.asarray(env.reset())
+        draws = torch.Generator().manual_seed(seed)  # play: sample draws, the same per seed
         counted = np.zeros(self.slots, dtype=np.int64)
         points, rewards, ranks = [], [], []
         while (counted < self.quota).any():
-            actions = actor.act(obs, env.action_masks(), deterministic=True)
+            actions = actor.act(obs, env.action_masks(), self.greedy, draws)
             stepped, _, dones, infos = env.step(actions)
             obs = np.asarray(stepped)
             for b in np.flatnonzero(dones & (counted < self.quota)):
@@ -147,7 +153,7 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
     """The gauntlet of the trained agent on each table; saved (text, JSON, PNG per
     table) and returned as text."""
     spec = f"ppo:{model_path}"
-    texts, tables = [], {}
+    texts, tables, measured = [], {}, {}
     several = len(cfg.table_list()) > 1
     for rules, n in cfg.table_list():
         result = run_gauntlet(
@@ -158,7 +164,11 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
             seed=cfg.seed + 1,
             workers=cfg.final_eval_workers,
         )
-        texts.append(result.table())
+        text = result.table()
+        if cfg.final_nashconv and n <= 4:
+            measured[f"{rules}:{n}"] = final_nash_conv(spec, rules, n, cfg.max_rounds)
+            text += "\n" + nash_conv_line(measured[f"{rules}:{n}"])
+        texts.append(text)
         tables[f"{rules}:{n}"] = result
         suffix = f"_{rules}{n}" if several else ""
         result.plot(str(run_dir / f"final_eval{suffix}.png"))
@@ -167,9 +177,13 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
     summary: dict = {"model": str(model_path), "spec": spec}
     if several:
         summary["tables"] = {name: r.to_dict() for name, r in tables.items()}
+        for name, nash in measured.items():
+            summary["tables"][name]["nash_conv"] = nash
     else:
         (result,) = tables.values()
         summary["gauntlet"] = result.to_dict()
+        if measured:
+            (summary["nash_conv"],) = measured.values()
         for opponent in ("random", "heuristic"):  # the two tables of the first evaluations
             cell = result.cell(opponent)
             summary[f"vs_{opponent}"] = {
@@ -183,6 +197,23 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
             }
     atomic_write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2) + "\n")
     return text
+
+
+def final_nash_conv(spec: str, rules: str, n: int, max_rounds: int) -> dict[str, float]:
+    """``{"round": markers, "game": outcome}`` NashConv of ``spec`` as it plays: one round
+    from the start of a game, and the whole game at 2 players."""
+    out = {"round": nash_conv(spec, rules, n).nash_conv}
+    if n == 2:
+        out["game"] = nash_conv(spec, rules, 2, whole_game=True, max_rounds=max_rounds).nash_conv
+    return out
+
+
+def nash_conv_line(measured: dict[str, float]) -> str:
+    """The final table's NashConv line (:func:`final_nash_conv`)."""
+    line = f"exact NashConv: one round {measured['round']:.4f} markers"
+    if "game" in measured:
+        line += f", the whole game {measured['game']:.4f} outcome"
+    return line + " (python -m grove_env.analysis nashconv)"
 
 
 def finish_run(cfg: TrainConfig, run_dir: Path, policy: Path) -> str | None:

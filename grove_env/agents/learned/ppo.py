@@ -8,8 +8,9 @@ warning names each damaged one skipped). A stable-baselines3 ``.zip`` is refused
 loading one unpickles it, which can run code; ``sb3:PATH`` (:mod:`grove_env.agents.learned.sb3`)
 is the explicit opt-in for zips you trust.
 
-The agent plays the most likely legal action (``deterministic=True``, the default) or
-samples from the masked policy; ``action_probabilities`` gives that distribution, which
+The agent plays the most likely legal action or samples from the masked policy, as the
+policy's card says (``play``: ``greedy`` unless the run trained with ``play: sample``) or
+``deterministic`` overrides; ``action_probabilities`` gives that distribution, which
 the analysis reads. Loaded weights are cached per file, so building the
 agent once per game (as tournaments do) reads the files once. Every problem with the
 path or the files is a :class:`~grove_env.agents.learned.policy_files.ModelFileError` (a
@@ -162,18 +163,27 @@ class PPOAgent(BaseAgent):
         return probs
 
 
-def make(arg: str | None = None, seed: int | None = None, deterministic: bool = True) -> PPOAgent:
+def plays_greedy(card: PolicyCard, deterministic: bool | None) -> bool:
+    """Whether a policy plays its most likely legal move: as asked, else as its card's
+    ``play`` says."""
+    return card.play == "greedy" if deterministic is None else deterministic
+
+
+def make(
+    arg: str | None = None, seed: int | None = None, deterministic: bool | None = None
+) -> PPOAgent:
     """Registry factory for ``ppo:PATH``."""
     if not arg:
         raise ModelFileError(
             "the ppo agent needs a path: ppo:runs/<run> or ppo:.../best_policy.json"
         )
     actor, card = load_actor(arg)
-    return PPOAgent(actor, deterministic=deterministic, seed=seed, path=arg, card=card)
+    greedy = plays_greedy(card, deterministic)
+    return PPOAgent(actor, deterministic=greedy, seed=seed, path=arg, card=card)
 
 
 def make_zoo(
-    arg: str | None = None, seed: int | None = None, deterministic: bool = True
+    arg: str | None = None, seed: int | None = None, deterministic: bool | None = None
 ) -> PPOAgent:
     """Registry factory for ``zoo:<rules>-<n>p``: the policy the wheel ships for a table
     (:mod:`~grove_env.agents.learned.policy_files`), played as ``ppo:`` plays."""
@@ -194,6 +204,7 @@ def make_zoo(
             f"zoo: the policy at {str(path)!r} was trained for {list(card.rules)} with "
             f"{list(card.player_counts)} players, not {arg.strip()}"
         )
-    agent = PPOAgent(actor, deterministic=deterministic, seed=seed, path=str(path), card=card)
+    greedy = plays_greedy(card, deterministic)
+    agent = PPOAgent(actor, deterministic=greedy, seed=seed, path=str(path), card=card)
     agent.name = "zoo"
     return agent

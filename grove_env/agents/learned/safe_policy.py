@@ -24,6 +24,10 @@ A saved policy is two files with one stem, e.g. ``best_policy.pt`` and ``best_po
   rules               rule sets it was trained for, e.g. ``["classic"]``
   player_counts       table sizes it was trained for, e.g. ``[4]``
   step                training steps behind it
+  play                how ``ppo:`` and ``zoo:`` play it unless told otherwise: ``greedy``
+                      (the most likely legal action) or ``sample`` (from the policy, as
+                      training does; an equilibrium-seeking policy mixes). A card
+                      without it (written before it existed) plays ``greedy``
   versions            grove-env, torch and python that wrote it
   weights_sha256      checksum of the ``.pt`` file: a card and other weights never pair
   ==================  ==============================================================
@@ -57,6 +61,8 @@ from .policy_net import ACTIVATIONS, FEATURE_KINDS, actor_shapes, build_actor, i
 
 FORMAT = "grove-policy"
 FORMAT_VERSION = 1
+PLAY_MODES = ("greedy", "sample")
+OPTIONAL = {"play": "greedy"}  # fields a card may lack: what a card without one means
 SAFE_TORCH = "2.6"  # torch.load(weights_only=True) could be made to run code before 2.6
 
 
@@ -70,6 +76,7 @@ class PolicyCard:
     rules: tuple[str, ...]
     player_counts: tuple[int, ...]
     step: int = 0
+    play: str = "greedy"
     observation_size: int = OBS_SIZE
     num_actions: int = NUM_ACTIONS
 
@@ -86,6 +93,8 @@ class PolicyCard:
             raise ValueError(f"player_counts is a list of ints, got {list(self.player_counts)}")
         if not _is_int(self.step) or self.step < 0:
             raise ValueError(f"step is an int >= 0, got {self.step!r}")
+        if self.play not in PLAY_MODES:
+            raise ValueError(f"play is one of {PLAY_MODES}, got {self.play!r}")
         if (self.observation_size, self.num_actions) != (OBS_SIZE, NUM_ACTIONS):
             raise ValueError(
                 f"it reads {self.observation_size} observation floats and chooses among "
@@ -132,10 +141,10 @@ class PolicyCard:
                 f"{FORMAT_VERSION} (a newer grove-env wrote it?)"
             )
         names = [f.name for f in dataclasses.fields(cls)]
-        missing = [n for n in names if n not in data]
+        missing = [n for n in names if n not in data and n not in OPTIONAL]
         if missing:
             raise ValueError(f"the card lacks {', '.join(missing)}")
-        values = {n: data[n] for n in names}
+        values = {n: data[n] if n in data else OPTIONAL[n] for n in names}
         for n in ("net_arch", "rules", "player_counts"):
             if not isinstance(values[n], list):
                 raise ValueError(f"{n} is a list, got {values[n]!r}")
