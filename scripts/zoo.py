@@ -53,7 +53,7 @@ from grove_env.agents.learned.policy_files import (
     zoo_folder,
     zoo_tables,
 )
-from grove_env.agents.learned.ppo import PPOAgent, load_actor, resolve
+from grove_env.agents.learned.ppo import PPOAgent, load_actor, plays_greedy, resolve
 from grove_env.analysis import nash_conv
 
 PROG = "scripts/zoo.py"
@@ -121,9 +121,10 @@ def install(run_dir: Path, target: Path) -> Path:
 def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[str, Any]:
     """The card's figures: NashConv (one round; whole game at two players), gauntlet."""
     actor, card = load_actor(policy)
-    agent = PPOAgent(actor)  # the most likely legal action, as zoo: plays it
+    agent = PPOAgent(actor, deterministic=plays_greedy(card, None))  # as zoo: plays it
     figures: dict[str, Any] = {
-        "one_round_markers": nash_conv(agent, rules, n).nash_conv,
+        # One round at 5 players is beyond the exact analysis here (memory and hours).
+        "one_round_markers": nash_conv(agent, rules, n).nash_conv if n <= 4 else None,
         "whole_game_outcome": nash_conv(agent, rules, n, whole_game=True).nash_conv
         if n == 2
         else None,
@@ -163,11 +164,11 @@ def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
 
 def summary(card: dict[str, Any]) -> str:
     nc, g = card["nash_conv"], card["gauntlet"]
-    whole = nc["whole_game_outcome"]
+    whole, round_ = nc["whole_game_outcome"], nc["one_round_markers"]
     worst = g["rule_based_worst"]
     return (
         f"{card['table']}: {card['steps']} steps in {card['train_seconds']:.0f} s; NashConv "
-        f"one round {nc['one_round_markers']:.4f} markers"
+        + ("not measured (5 players)" if round_ is None else f"one round {round_:.4f} markers")
         + ("" if whole is None else f", whole game {whole:.4f} outcome")
         + f"; gauntlet ({g['games']} games) mean {g['rule_based_mean']:.3f}, worst "
         f"{worst['win_share']:.3f} against {worst['opponent']}"

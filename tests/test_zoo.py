@@ -133,7 +133,7 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
     smoke = smoke.replace("rules: classic", "rules: revised").replace(
         "num_players: 4", "num_players: 2"
     )
-    (configs / "revised_2p.yaml").write_text(smoke)
+    (configs / "revised_2p.yaml").write_text(smoke + "play: sample\n")
     out = tmp_path / "zoo"
     done = zoo_script(
         "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "runs"),
@@ -145,7 +145,7 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
     assert card["spec"] == "zoo:revised-2p" and card["seed"] == 0
     assert card["config"]["as_used"]["total_timesteps"] == 4096 and card["steps"] > 0
     actor, _ = load_actor(out / "revised_2p" / "policy.json")
-    agent = PPOAgent(actor)
+    agent = PPOAgent(actor, deterministic=False)  # as zoo: plays it (play: sample)
     assert card["nash_conv"]["one_round_markers"] == nash_conv(agent, "revised", 2).nash_conv
     assert card["nash_conv"]["whole_game_outcome"] > 0
     assert card["gauntlet"]["games"] == 2 and "random" in {

@@ -15,8 +15,9 @@ agent, e.g. ``zoo:revised-2p``), keeps each table's policy and its card in a fol
     grove_env/data/zoo/<rules>_<n>p/card.json                how it was made, measured
 
 The zoo card (:data:`ZOO_CARD_FIELDS`) records the config the policy was trained from,
-its steps and seed, its exact NashConv as ``zoo:`` plays it (the most likely legal
-action; one round from the start of a game, the whole game too at two players) and its
+its steps and seed, its exact NashConv as ``zoo:`` plays it (as the policy card's
+``play`` says; one round from the start of a game at 2 to 4 players, the whole game too
+at two players) and its
 gauntlet summary; ``make zoo`` (``scripts/zoo.py``)
 re-trains the policies from ``configs/zoo/<rules>_<n>p.yaml`` and writes the cards.
 
