@@ -1,0 +1,162 @@
+"""NashConv against learner steps: training methods compared on one budget, several seeds.
+
+    python benchmarks/nashconv_curves.py [--methods ppo=configs/zoo/revised_2p.yaml
+        mmd=configs/mmd.yaml] [--tables revised-2p revised-3p] [--seeds 0 1 2]
+        [--steps 3000000] [--every 500000] [--work runs/curves] [--json PATH] [--png PATH]
+
+Each method is a config (``name=path``). For every table, method and seed the script
+runs ``train.py`` on the config with the table's rules and players, the seed, the
+budget (``total_timesteps``) and ``exploit_every``, without the final gauntlet, and
+reads the exact NashConv the run measured (``metrics.csv``, :mod:`grove_env.training.exploit`):
+the whole game at 2 players (outcome), one round from the start of a game at 3 and 4
+(markers). Everything else (imitation, opponents, entropy, magnet) is the config's, so
+two configs that differ only in their loss compare that loss.
+
+It prints, per table and method, the median over the seeds of the last and of the
+lowest NashConv and the seeds' last figures, and writes ``--json`` (``{"tables": {table:
+{method: {"steps": [...], "seeds": {seed: [nash_conv, ...]}}}}}``) and ``--png`` (a panel
+per table, a line per seed, one colour per method). A run directory already there is
+read, not re-run, once its training finished (``curve_done.json``), so an interrupted
+comparison goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ROUND, GAME = "exploit/nash_conv_round", "exploit/nash_conv_game"
+
+
+def curve(run_dir: Path, players: int) -> tuple[list[int], list[float]]:
+    """The run's measured NashConv against steps (the whole game's at 2 players)."""
+    column = GAME if players == 2 else ROUND
+    steps, values = [], []
+    with open(run_dir / "metrics.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get(column):
+                steps.append(int(row["step"]))
+                values.append(float(row[column]))
+    return steps, values
+
+
+def train(config: Path, table: str, seed: int, args: argparse.Namespace, run_dir: Path) -> float:
+    """Run one training (skipped where ``run_dir`` finished before); its seconds."""
+    marker = run_dir / "curve_done.json"
+    if marker.is_file():
+        return float(json.loads(marker.read_text())["seconds"])
+    rules, players = table.rsplit("-", 1)
+    sets = {
+        "rules": rules,
+        "num_players": players.rstrip("p"),
+        "seed": seed,
+        "total_timesteps": args.steps,
+        "exploit_every": args.every,
+        "final_eval_games": 0,
+        "final_nashconv": "false",
+        "progress": "false",
+        "run_dir": run_dir,
+    }
+    command = [sys.executable, "train.py", "--config", str(config)]
+    for key, value in sets.items():
+        command += ["--set", f"{key}={value}"]
+    began = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed: {done.stderr.strip().splitlines()[-1:]}")
+    seconds = time.perf_counter() - began
+    marker.write_text(json.dumps({"seconds": seconds}) + "\n")
+    return seconds
+
+
+def plot(results: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = list(results)
+    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
+    for ax, table in zip(axes[0], tables):
+        for colour, (method, found) in zip(("C0", "C1", "C2", "C3"), results[table].items()):
+            for i, values in enumerate(found["seeds"].values()):
+                label = method if i == 0 else None
+                ax.plot(found["steps"][: len(values)], values, colour, alpha=0.8, label=label)
+        unit = "whole game, outcome" if table.endswith("-2p") else "one round, markers"
+        ax.set(title=table, xlabel="learner steps", ylabel=f"NashConv ({unit})")
+        ax.set_ylim(bottom=0)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--methods",
+        nargs="+",
+        default=["ppo=configs/zoo/revised_2p.yaml", "mmd=configs/mmd.yaml"],
+        help="name=config",
+    )
+    p.add_argument("--tables", nargs="+", default=["revised-2p", "revised-3p"])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--steps", type=int, default=3_000_000)
+    p.add_argument("--every", type=int, default=500_000)
+    p.add_argument("--work", default="runs/curves")
+    p.add_argument("--json", default=None, metavar="PATH")
+    p.add_argument("--png", default=None, metavar="PATH")
+    args = p.parse_args(argv)
+    methods = {}
+    for item in args.methods:
+        name, _, config = item.partition("=")
+        if not name or not (ROOT / config).is_file():
+            p.error(f"--methods takes name=config with an existing config, got {item!r}")
+        methods[name] = ROOT / config
+    for table in args.tables:
+        rules, _, players = table.rpartition("-")
+        if rules not in ("classic", "revised") or players not in ("2p", "3p", "4p"):
+            p.error(f"tables are <rules>-<n>p with 2 to 4 players, got {table!r}")
+    work = Path(args.work)
+    results: dict = {}
+    for table in args.tables:
+        players = int(table[-2])
+        results[table] = {}
+        for method, config in methods.items():
+            found: dict = {"steps": [], "seeds": {}, "seconds": {}}
+            for seed in args.seeds:
+                run_dir = work / table / method / f"seed{seed}"
+                found["seconds"][seed] = train(config, table, seed, args, run_dir)
+                steps, values = curve(run_dir, players)
+                found["steps"] = max(found["steps"], steps, key=len)
+                found["seeds"][seed] = values
+                print(
+                    f"{table} {method} seed {seed}: last {values[-1]:.4f}, lowest "
+                    f"{min(values):.4f} ({found['seconds'][seed]:.0f} s)",
+                    flush=True,
+                )
+            results[table][method] = found
+    print(f"\nmedian over seeds {args.seeds}, {args.steps} steps, NashConv every {args.every}")
+    for table, by_method in results.items():
+        unit = "whole game (outcome)" if table.endswith("-2p") else "one round (markers)"
+        for method, found in by_method.items():
+            last = [v[-1] for v in found["seeds"].values()]
+            low = [min(v) for v in found["seeds"].values()]
+            print(
+                f"{table:11s} {method:6s} {unit}: last {statistics.median(last):.4f}, lowest "
+                f"{statistics.median(low):.4f}; seeds' last {[round(x, 4) for x in last]}"
+            )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"tables": results}, indent=2) + "\n")
+    if args.png:
+        plot(results, args.png)
+
+
+if __name__ == "__main__":
+    main()
