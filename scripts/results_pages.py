@@ -4,7 +4,8 @@ Every record in ``docs/results/data/<kind>/*.json`` (written by
 ``scripts/record_result.py``: the command's own JSON with the command, the date and the
 machine) becomes a table on ``docs/results/<kind>.md``, under the command that made it;
 a new record is a new table on the next run. The headline table of ``README.md`` (between
-its ``results:headline`` markers) is the gauntlets' summary. No figure is typed by hand.
+its ``results:headline`` markers) is the gauntlets' summary, and ``docs/results/zoo-cards.md``
+the shipped zoo's cards (``grove_env/data/zoo``). No figure is typed by hand.
 
     python scripts/results_pages.py            # rewrite the pages
     python scripts/results_pages.py --check    # exit 1 naming each page that is stale
@@ -24,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "results" / "data"
 PAGES = ROOT / "docs" / "results"
 README = ROOT / "README.md"
+ZOO = ROOT / "grove_env" / "data" / "zoo"
+ZOO_TABLES = ("classic_2p", "classic_3p", "classic_4p", "revised_2p", "revised_3p",
+              "revised_4p", "revised_5p")  # fmt: skip
 HEADLINE = re.compile(r"(<!-- results:headline -->\n).*?(<!-- /results:headline -->)", flags=re.S)
 TITLES = {
     "gauntlet": "Gauntlets",
@@ -244,6 +248,58 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
 }
 
 
+def zoo_cards(zoo: Path) -> list[tuple[str, dict[str, Any] | None]]:
+    """``(table, card or None)`` for every table, from the shipped zoo's cards."""
+    out: list[tuple[str, dict[str, Any] | None]] = []
+    for folder in ZOO_TABLES:
+        path = zoo / folder / "card.json"
+        out.append(
+            (folder.replace("_", "-"), json.loads(path.read_text()) if path.is_file() else None)
+        )
+    return out
+
+
+def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
+    """The MyST text of ``docs/results/zoo-cards.md``: one row per table from its card."""
+    rows, sources = [], []
+    for name, card in cards:
+        if card is None:
+            rows.append([name, "not shipped", "", "", "", "", "", "", ""])
+            continue
+        nc, g = card["nash_conv"], card["gauntlet"]
+        cells = {c["opponent"]: c for c in g["cells"]}
+        worst = g["rule_based_worst"]
+        rows.append([
+            f"`{card['spec']}`", card["config"]["as_used"].get("play", "greedy"), card["steps"],
+            card["train_seconds"], nc["one_round_markers"], nc["whole_game_outcome"],
+            "" if worst is None else f"{worst['opponent']} {share(worst)}",
+            share(cells["heuristic"]) if "heuristic" in cells else "",
+            share(cells["random"]) if "random" in cells else "",
+        ])  # fmt: skip
+        sources.append(
+            f"- `{card['spec']}`: `{card['command']}` ({card['config']['file']}, seed "
+            f"{card['seed']}, {g['games']:,} gauntlet games per opponent; fair share "
+            f"{g['fair_share']:.3f})"
+        )
+    header = ["policy", "plays", "steps", "training s", "NashConv one round (markers)",
+              "whole game (outcome)", "worst style", "vs heuristic", "vs random"]  # fmt: skip
+    lines = [
+        "# The zoo",
+        "",
+        "<!-- Written by scripts/results_pages.py from grove_env/data/zoo; do not edit. -->",
+        "",
+        "The trained policy shipped for each table, as `zoo:<rules>-<n>p` plays it, from its",
+        "card (`grove_env/data/zoo/<rules>_<n>p/card.json`, written by `scripts/zoo.py`,",
+        "which `make zoo` runs): exact NashConv of one round from the start of a game (2 to",
+        "4 players) and of the whole game (2 players), and the gauntlet's win shares with",
+        "their 95% intervals.",
+        "",
+        *table(header, rows),
+        *(["How each was made:", "", *sources] if sources else []),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def page(kind: str, records: list[Record]) -> str:
     """The MyST text of ``docs/results/<kind>.md``."""
     maker = PAGE_MAKERS.get(kind, figures_page(kind))
@@ -264,10 +320,13 @@ def readme_text(readme: str, kinds: dict[str, list[Record]]) -> str:
     return HEADLINE.sub(lambda m: m.group(1) + block + m.group(2), readme)
 
 
-def outputs(data: Path = DATA, pages: Path = PAGES, readme: Path = README) -> dict[Path, str]:
+def outputs(
+    data: Path = DATA, pages: Path = PAGES, readme: Path = README, zoo: Path = ZOO
+) -> dict[Path, str]:
     """Every page this script writes, with its text."""
     kinds = {kind: [] for kind in TITLES} | load(data)
     out = {pages / f"{kind}.md": page(kind, records) for kind, records in kinds.items()}
+    out[pages / "zoo-cards.md"] = zoo_page(zoo_cards(zoo))
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
     return out
