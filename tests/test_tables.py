@@ -70,11 +70,19 @@ def test_the_tables_share_opponents_and_step_as_one_vecenv() -> None:
     assert {label.split("@")[1] for label in results} <= {"classic:2", "revised:3", "revised:5"}
 
 
-def test_a_smoke_run_on_several_tables_evaluates_each(tmp_path: Path) -> None:
-    args = [f"--set=runs_root={tmp_path}", "--set=tables=[classic:2, revised:5]"]
-    args += ["--set=eval_opponents=[random]", "--set=final_eval_games=6"]
+def smoke_run(tmp_path: Path, *args: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """``train.py`` on the smoke config (a short final gauntlet, random the only quick
+    evaluation) with ``args``: its run directory and the process."""
+    args = (f"--set=runs_root={tmp_path}", "--set=eval_opponents=[random]", *args)
     proc = subprocess.run(
-        [sys.executable, "train.py", "--config", "configs/smoke.yaml", *args],
+        [
+            sys.executable,
+            "train.py",
+            "--config",
+            "configs/smoke.yaml",
+            "--set=final_eval_games=6",
+            *args,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -82,6 +90,11 @@ def test_a_smoke_run_on_several_tables_evaluates_each(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (run_dir,) = tmp_path.iterdir()
+    return run_dir, proc
+
+
+def test_a_smoke_run_on_several_tables_evaluates_each(tmp_path: Path) -> None:
+    run_dir, _ = smoke_run(tmp_path, "--set=tables=[classic:2, revised:5]")
     final = json.loads((run_dir / "final_eval.json").read_text())
     assert set(final["tables"]) == {"classic:2", "revised:5"}
     for table in final["tables"].values():
@@ -97,18 +110,8 @@ def test_a_smoke_run_on_several_tables_evaluates_each(tmp_path: Path) -> None:
 def test_the_final_table_gives_the_exact_nashconv_of_the_policy_as_it_plays(
     tmp_path: Path,
 ) -> None:
-    args = [f"--set=runs_root={tmp_path}", "--set=rules=revised", "--set=num_players=3"]
-    args += ["--set=eval_opponents=[random]", "--set=final_eval_games=6"]
-    args += ["--set=final_nashconv=true", "--set=play=sample"]
-    proc = subprocess.run(
-        [sys.executable, "train.py", "--config", "configs/smoke.yaml", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (run_dir,) = tmp_path.iterdir()
+    table = ["--set=rules=revised", "--set=num_players=3"]
+    run_dir, proc = smoke_run(tmp_path, *table, "--set=final_nashconv=true", "--set=play=sample")
     final = json.loads((run_dir / "final_eval.json").read_text())
     # The figure is the analysis's own for the saved policy as ppo: plays it (sampling).
     expected = nash_conv(f"ppo:{run_dir}", "revised", 3).nash_conv
