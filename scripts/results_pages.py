@@ -33,6 +33,7 @@ TITLES = {
     "gauntlet": "Gauntlets",
     "nashconv": "Exploitability (NashConv)",
     "training": "Training runs",
+    "curves": "NashConv curves of training methods",
     "benchmark": "Benchmarks",
 }
 
@@ -213,6 +214,36 @@ def training_page(records: list[Record]) -> list[str]:
     return lines
 
 
+def curves_page(records: list[Record]) -> list[str]:
+    """``benchmarks/nashconv_curves.py`` records: per table and method, the median over
+    the seeds of the last and the lowest NashConv, each seed's, and the curves' plot
+    where it is kept beside the record (``data/curves/<name>.png``)."""
+    lines = [
+        "NashConv against learner steps of training methods (configs) on one budget, several",
+        "seeds each (`benchmarks/nashconv_curves.py`): the whole game at 2 players",
+        "(outcome), one round from the start of a game at 3 and 4 (markers).",
+        "",
+    ]
+    for name, record in records:
+        rows = []
+        for table_name, methods in record["result"]["tables"].items():
+            for method, found in methods.items():
+                runs = found["seeds"]
+                last = sorted(v[-1] for v in runs.values())
+                low = sorted(min(v) for v in runs.values())
+                rows.append([
+                    table_name, method, found["steps"][-1], last[len(last) // 2],
+                    low[len(low) // 2], ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
+                ])  # fmt: skip
+        lines += [f"## {name}", ""]
+        header = ["table", "method", "steps", "median last", "median lowest", "each seed's last"]
+        lines += table(header, rows)
+        if (DATA / "curves" / f"{name}.png").is_file():
+            lines += [f"![NashConv against steps, {name}](data/curves/{name}.png)", ""]
+        lines += provenance("curves", name, record)
+    return lines
+
+
 def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     """``{"a": {"b": 1}, "c": [2]}`` -> ``[("a.b", 1), ("c.0", 2)]``."""
     if isinstance(value, dict):
@@ -245,6 +276,7 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
     "gauntlet": gauntlet_page,
     "nashconv": nashconv_page,
     "training": training_page,
+    "curves": curves_page,
 }
 
 
