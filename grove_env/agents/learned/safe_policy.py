@@ -144,7 +144,7 @@ class PolicyCard:
         missing = [n for n in names if n not in data and n not in OPTIONAL]
         if missing:
             raise ValueError(f"the card lacks {', '.join(missing)}")
-        values = {n: data[n] if n in data else OPTIONAL[n] for n in names}
+        values: dict[str, Any] = {n: data[n] if n in data else OPTIONAL[n] for n in names}
         for n in ("net_arch", "rules", "player_counts"):
             if not isinstance(values[n], list):
                 raise ValueError(f"{n} is a list, got {values[n]!r}")
