@@ -234,9 +234,11 @@ def curves_page(records: list[Record]) -> list[str]:
                 rows.append([
                     table_name, method, found["steps"][-1], last[len(last) // 2],
                     low[len(low) // 2], ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
+                    sum(found.get("seconds", {}).values()),
                 ])  # fmt: skip
         lines += [f"## {name}", ""]
-        header = ["table", "method", "steps", "median last", "median lowest", "each seed's last"]
+        header = ["table", "method", "steps", "median last", "median lowest", "each seed's last",
+                  "training s, seeds summed"]  # fmt: skip
         lines += table(header, rows)
         if (DATA / "curves" / f"{name}.png").is_file():
             lines += [f"![NashConv against steps, {name}](data/curves/{name}.png)", ""]
