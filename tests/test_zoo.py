@@ -181,3 +181,19 @@ def test_a_card_without_play_plays_greedy_and_a_bad_play_is_one_line(zoo):
         make_agent("zoo:revised-2p")
     assert "play is one of ('greedy', 'sample'), got 'wild'" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_the_shipped_cards_hold_the_figures_of_their_policies():
+    # Every policy the wheel ships has its card, plays at its table, and its card's
+    # one-round NashConv is the analysis's own (the cheap tables re-measured here).
+    shipped = zoo_shipped()
+    assert shipped == zoo_tables()  # all seven ship
+    for table in shipped:
+        card = read_zoo_card(table)
+        assert tuple(card) == ZOO_CARD_FIELDS and card["spec"] == f"zoo:{table}"
+        assert make_agent(f"zoo:{table}", seed=0).card.step == card["steps"]
+    for table in ("revised-2p", "classic-3p", "revised-3p"):
+        rules, n = table.split("-")[0], int(table[-2])
+        measured = nash_conv(f"zoo:{table}", rules, n).nash_conv
+        expected = read_zoo_card(table)["nash_conv"]["one_round_markers"]
+        assert measured == pytest.approx(expected, abs=1e-9)
