@@ -141,12 +141,14 @@ def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
     policy = install(run_dir, out)
     figures = measure(policy, rules, n, args.games, args.workers)
     used = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
+    used.pop("run_dir", None)  # a path of the machine that trained it
+    shown = str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
     versions = run_dir / "versions.json"
     card = {
         "table": table,
         "spec": f"zoo:{table}",
         "config": {
-            "file": str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config),
+            "file": shown,
             "as_used": used,
         },
         "steps": figures["steps"],
@@ -154,7 +156,9 @@ def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
         "nash_conv": figures["nash_conv"],
         "gauntlet": figures["gauntlet"],
         "train_seconds": round(seconds, 1),
-        "command": " ".join(["python", *command[:3]] + [f"--set {s}" for s in args.set]),
+        "command": " ".join(
+            ["python", "train.py", "--config", shown, *(f"--set {s}" for s in args.set)]
+        ),
         "versions": json.loads(versions.read_text()) if versions.is_file() else None,
     }
     assert tuple(card) == ZOO_CARD_FIELDS

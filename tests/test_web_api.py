@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from grove_env.agents.learned.policy_files import zoo_shipped
+
 pytest.importorskip("starlette", reason="the 'web' extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installed")
 
@@ -210,13 +212,18 @@ def test_options_offer_each_agent_only_where_it_plays(server: tuple[str, Any]) -
     status, options = call(server[0], "GET", "/api/options")
     assert status == 200 and options["rules"] == {"classic": [2, 3, 4], "revised": [2, 3, 4, 5]}
     assert "heuristic" in options["agents"]
-    assert not [a for a in options["agents"] if ":" in a or a in ("human", "ppo", "sb3")]
+    zoo = {f"zoo:{table}" for table in zoo_shipped()}  # each plays at its own table only
+    assert not [
+        a for a in options["agents"] if (":" in a and a not in zoo) or a in ("human", "ppo", "sb3")
+    ]
     for rules, counts in options["rules"].items():
         assert set(options["words"][rules]) == {"goal", "round", "markers", "end", "result"}
         for n in counts:
             offered = options["tables"][rules][str(n)]
             assert ("cfr" in offered) == ("cfr-round" in offered) == (n == 2)
-            assert set(offered) == set(options["agents"]) - (
-                {"cfr", "cfr-round"} if n > 2 else set()
+            own = {f"zoo:{rules}-{n}p"} & zoo
+            assert (
+                set(offered)
+                == set(options["agents"]) - zoo - ({"cfr", "cfr-round"} if n > 2 else set()) | own
             )
     assert json.loads(json.dumps(options)) == options

@@ -104,6 +104,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
 _TABLE_CHECKS: dict[str, str | TableCheck] = {
     "cfr": "grove_env.agents.learned.cfr_agent:table_refusal",
     "cfr-round": "grove_env.agents.learned.cfr_agent:round_table_refusal",
+    "zoo": "grove_env.agents.learned.policy_files:zoo_table_refusal",
 }
 
 SPEC_HELP = """agent specs:

@@ -100,6 +100,23 @@ def parse_zoo_table(table: str) -> tuple[str, int]:
     return rules, int(players[:-1])
 
 
+def zoo_table_refusal(arg: str | None, rules: str, num_players: int) -> str | None:
+    """Registry table check of ``zoo:<table>``: a table's policy plays that table only
+    (``None``: it can play ``rules`` with ``num_players``)."""
+    if not arg:
+        return None  # the factory says what is missing
+    try:
+        own_rules, own_players = parse_zoo_table(arg)
+    except ModelFileError as err:
+        return str(err)
+    if (own_rules, own_players) != (rules, num_players):
+        return (
+            f"zoo:{arg.strip()} plays {own_rules} with {own_players} players, not {rules} "
+            f"with {num_players}"
+        )
+    return None
+
+
 def zoo_folder() -> Path:
     """Where the zoo's policies ship (``grove_env/data/zoo``)."""
     return Path(str(resources.files("grove_env") / "data" / "zoo"))
