@@ -13,7 +13,7 @@ import torch
 
 from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.arena.tournament import run_tournament
-from grove_env.agents.base import make_agent
+from grove_env.agents.base import make_agent, table_refusal
 from grove_env.agents.learned import policy_files
 from grove_env.agents.learned.policy_files import (
     ZOO_CARD_FIELDS,
@@ -187,7 +187,7 @@ def test_the_shipped_cards_hold_the_figures_of_their_policies():
     # Every policy the wheel ships has its card, plays at its table, and its card's
     # one-round NashConv is the analysis's own (the cheap tables re-measured here).
     shipped = zoo_shipped()
-    assert shipped == zoo_tables()  # all seven ship
+    assert shipped, "no zoo policy ships"
     for table in shipped:
         card = read_zoo_card(table)
         assert tuple(card) == ZOO_CARD_FIELDS and card["spec"] == f"zoo:{table}"
@@ -197,3 +197,19 @@ def test_the_shipped_cards_hold_the_figures_of_their_policies():
         measured = nash_conv(f"zoo:{table}", rules, n).nash_conv
         expected = read_zoo_card(table)["nash_conv"]["one_round_markers"]
         assert measured == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_zoo_policy_sits_only_at_its_own_table():
+    assert table_refusal("zoo:revised-2p", "revised", 2) is None
+    assert table_refusal("zoo:revised-2p", "classic", 4) == (
+        "zoo:revised-2p plays revised with 2 players, not classic with 4"
+    )
+    assert "no table 'revised-9p'" in table_refusal("zoo:revised-9p", "revised", 2)
+
+
+def test_the_web_page_offers_a_zoo_policy_at_its_own_table_only(zoo):
+    ship(zoo, "revised-2p", "revised", 2)
+    menu = AgentMenu()
+    assert "zoo:revised-2p" in menu.playing("revised", 2)
+    assert "zoo:revised-2p" not in menu.playing("classic", 2)
+    assert "zoo:revised-2p" not in menu.playing("revised", 3)
