@@ -187,7 +187,7 @@ def test_the_shipped_cards_hold_the_figures_of_their_policies():
     # Every policy the wheel ships has its card, plays at its table, and its card's
     # one-round NashConv is the analysis's own (the cheap tables re-measured here).
     shipped = zoo_shipped()
-    assert shipped, "no zoo policy ships"
+    assert shipped == zoo_tables()  # all seven ship
     for table in shipped:
         card = read_zoo_card(table)
         assert tuple(card) == ZOO_CARD_FIELDS and card["spec"] == f"zoo:{table}"
