@@ -31,8 +31,10 @@ import sys
 import time
 from pathlib import Path
 
+from grove_env.agents.learned.policy_files import ModelFileError, parse_zoo_table
+from grove_env.training.exploit import GAME, ROUND
+
 ROOT = Path(__file__).resolve().parents[1]
-ROUND, GAME = "exploit/nash_conv_round", "exploit/nash_conv_game"
 
 
 def curve(run_dir: Path, players: int) -> tuple[list[int], list[float]]:
@@ -52,10 +54,10 @@ def train(config: Path, table: str, seed: int, args: argparse.Namespace, run_dir
     marker = run_dir / "curve_done.json"
     if marker.is_file():
         return float(json.loads(marker.read_text())["seconds"])
-    rules, players = table.rsplit("-", 1)
+    rules, players = parse_zoo_table(table)
     sets = {
         "rules": rules,
-        "num_players": players.rstrip("p"),
+        "num_players": players,
         "seed": seed,
         "total_timesteps": args.steps,
         "exploit_every": args.every,
@@ -120,13 +122,15 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"--methods takes name=config with an existing config, got {item!r}")
         methods[name] = ROOT / config
     for table in args.tables:
-        rules, _, players = table.rpartition("-")
-        if rules not in ("classic", "revised") or players not in ("2p", "3p", "4p"):
-            p.error(f"tables are <rules>-<n>p with 2 to 4 players, got {table!r}")
+        try:
+            if parse_zoo_table(table)[1] > 4:
+                p.error(f"NashConv is measured at 2 to 4 players, got {table!r}")
+        except ModelFileError as err:
+            p.error(str(err))
     work = Path(args.work)
     results: dict = {}
     for table in args.tables:
-        players = int(table[-2])
+        players = parse_zoo_table(table)[1]
         results[table] = {}
         for method, config in methods.items():
             found: dict = {"steps": [], "seeds": {}, "seconds": {}}

@@ -16,18 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from grove_env.agents.learned.policy_files import ZOO_CARD, zoo_dir, zoo_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "results" / "data"
 PAGES = ROOT / "docs" / "results"
 README = ROOT / "README.md"
 ZOO = ROOT / "grove_env" / "data" / "zoo"
-ZOO_TABLES = ("classic_2p", "classic_3p", "classic_4p", "revised_2p", "revised_3p",
-              "revised_4p", "revised_5p")  # fmt: skip
 HEADLINE = re.compile(r"(<!-- results:headline -->\n).*?(<!-- /results:headline -->)", flags=re.S)
 TITLES = {
     "gauntlet": "Gauntlets",
@@ -229,11 +230,11 @@ def curves_page(records: list[Record]) -> list[str]:
         for table_name, methods in record["result"]["tables"].items():
             for method, found in methods.items():
                 runs = found["seeds"]
-                last = sorted(v[-1] for v in runs.values())
-                low = sorted(min(v) for v in runs.values())
+                last = statistics.median(v[-1] for v in runs.values())
+                low = statistics.median(min(v) for v in runs.values())
                 rows.append([
-                    table_name, method, found["steps"][-1], last[len(last) // 2],
-                    low[len(low) // 2], ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
+                    table_name, method, found["steps"][-1], last, low,
+                    ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
                     sum(found.get("seconds", {}).values()),
                 ])  # fmt: skip
         lines += [f"## {name}", ""]
@@ -285,11 +286,9 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
 def zoo_cards(zoo: Path) -> list[tuple[str, dict[str, Any] | None]]:
     """``(table, card or None)`` for every table, from the shipped zoo's cards."""
     out: list[tuple[str, dict[str, Any] | None]] = []
-    for folder in ZOO_TABLES:
-        path = zoo / folder / "card.json"
-        out.append(
-            (folder.replace("_", "-"), json.loads(path.read_text()) if path.is_file() else None)
-        )
+    for table in zoo_tables():
+        path = zoo_dir(table, zoo) / ZOO_CARD
+        out.append((table, json.loads(path.read_text()) if path.is_file() else None))
     return out
 
 

@@ -54,7 +54,7 @@ from grove_env.agents.learned.policy_files import (
     zoo_tables,
 )
 from grove_env.agents.learned.ppo import PPOAgent, load_actor, plays_greedy, resolve
-from grove_env.analysis import nash_conv
+from grove_env.training.evaluate import final_nash_conv
 
 PROG = "scripts/zoo.py"
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,12 +122,11 @@ def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[
     """The card's figures: NashConv (one round; whole game at two players), gauntlet."""
     actor, card = load_actor(policy)
     agent = PPOAgent(actor, deterministic=plays_greedy(card, None))  # as zoo: plays it
-    figures: dict[str, Any] = {
-        # One round at 5 players is beyond the exact analysis here (memory and hours).
-        "one_round_markers": nash_conv(agent, rules, n).nash_conv if n <= 4 else None,
-        "whole_game_outcome": nash_conv(agent, rules, n, whole_game=True).nash_conv
-        if n == 2
-        else None,
+    # One round at 5 players is beyond the exact analysis here (memory and hours).
+    measured = final_nash_conv(agent, rules, n) if n <= 4 else {}
+    figures = {
+        "one_round_markers": measured.get("round"),
+        "whole_game_outcome": measured.get("game"),
     }
     gauntlet = run_gauntlet(f"ppo:{policy}", rules, n, games=games, workers=workers).to_dict()
     del gauntlet["agent"]  # a path of the machine that measured it

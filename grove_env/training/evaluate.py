@@ -22,6 +22,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -199,12 +200,12 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
     return text
 
 
-def final_nash_conv(spec: str, rules: str, n: int, max_rounds: int) -> dict[str, float]:
-    """``{"round": markers, "game": outcome}`` NashConv of ``spec`` as it plays: one round
-    from the start of a game, and the whole game at 2 players."""
-    out = {"round": nash_conv(spec, rules, n).nash_conv}
+def final_nash_conv(agent: Any, rules: str, n: int, max_rounds: int = 100) -> dict[str, float]:
+    """``{"round": markers, "game": outcome}`` NashConv of ``agent`` (an agent or a spec) as
+    it plays: one round from the start of a game, and the whole game at 2 players."""
+    out = {"round": nash_conv(agent, rules, n).nash_conv}
     if n == 2:
-        out["game"] = nash_conv(spec, rules, 2, whole_game=True, max_rounds=max_rounds).nash_conv
+        out["game"] = nash_conv(agent, rules, 2, whole_game=True, max_rounds=max_rounds).nash_conv
     return out
 
 
