@@ -17,6 +17,7 @@ from grove_env.agents.base import make_agent, table_refusal
 from grove_env.agents.learned import policy_files
 from grove_env.agents.learned.policy_files import (
     ZOO_CARD_FIELDS,
+    parse_zoo_table,
     read_zoo_card,
     zoo_shipped,
     zoo_tables,
@@ -193,7 +194,7 @@ def test_the_shipped_cards_hold_the_figures_of_their_policies():
         assert tuple(card) == ZOO_CARD_FIELDS and card["spec"] == f"zoo:{table}"
         assert make_agent(f"zoo:{table}", seed=0).card.step == card["steps"]
     for table in ("revised-2p", "classic-3p", "revised-3p"):
-        rules, n = table.split("-")[0], int(table[-2])
+        rules, n = parse_zoo_table(table)
         measured = nash_conv(f"zoo:{table}", rules, n).nash_conv
         expected = read_zoo_card(table)["nash_conv"]["one_round_markers"]
         assert measured == pytest.approx(expected, abs=1e-9)
