@@ -31,7 +31,9 @@ steps/s}``.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import statistics
 import tempfile
@@ -125,6 +127,20 @@ def batched_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, fl
     }
 
 
+def measured(backend: str, cfg: TrainConfig, rollouts: int, repeats: int) -> dict:
+    """One backend's figures, measured in this process."""
+    return {"sb3": sb3_rates, "batched": batched_rates}[backend](cfg, rollouts, repeats)
+
+
+def in_fresh_process(*args: object) -> dict:
+    """:func:`measured` in a new interpreter, so that neither backend runs in a process
+    whose torch thread pool, allocator and caches the other one has already shaped (each
+    sets its own thread count)."""
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
+        return pool.submit(measured, *args).result()
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default="configs/default.yaml")
@@ -151,7 +167,6 @@ def main(argv: list[str] | None = None) -> None:
     shape = (args.num_envs or base.num_envs, args.n_steps or base.n_steps)
     base = base.model_copy(update={"num_envs": shape[0], "n_steps": shape[1]})
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
-    measure = {"sb3": sb3_rates, "batched": batched_rates}
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
     games = args.batched_num_envs or shape[0]
     if (shape[0] * shape[1]) % games:
@@ -162,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
             if backend == "batched" and args.shared_trunk:
                 cfg = cfg.model_copy(update={"shared_trunk": True})
-            rates = measure[backend](cfg, args.rollouts, args.repeats)
+            rates = in_fresh_process(backend, cfg, args.rollouts, args.repeats)
             out[backend][name] = rates
             print(
                 f"{name:12s} {backend:8s} collection {rates['collect']:9.0f} steps/s   "
@@ -183,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         f"({base.rollout_size} steps per rollout, batch {base.batch_size}, "
         f"{base.n_epochs} epochs, net {base.net_arch} {base.activation}, features "
         f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
+        "each backend in a fresh process; "
         f"load average {os.getloadavg()[0]:.2f})"
     )
     if args.json:
