@@ -17,7 +17,9 @@ in two opponent settings:
 ``--shared-trunk`` gives the batched backend's value one linear layer on the policy's
 last hidden layer (``shared_trunk: true``) instead of a network of its own.
 
-For each: learner steps per second of collection alone and of whole iterations
+Each figure is measured in a fresh interpreter (a spawned process), so that neither
+backend inherits the torch thread pool or the allocator's state of the other. For each:
+learner steps per second of collection alone and of whole iterations
 (collection and the PPO update), the median of ``--repeats`` timings of ``--rollouts``
 rollouts each, after one rollout of warm-up; and for the batched backend the process's
 CPU seconds per wall-clock second over its timings (2.0: both cores busy). Each backend
