@@ -76,8 +76,18 @@ def counterfactual_values(
 
 def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> float:
     """``seat``'s expected reward when it best-responds to the others' ``probs``."""
+    return best_response(tree, probs, seat)[0]
+
+
+def best_response(
+    tree: RoundTree, probs: list[np.ndarray], seat: int
+) -> tuple[float, list[np.ndarray]]:
+    """``seat``'s best-response value against the others' ``probs``, and the profile in
+    which it plays that response: ``probs`` with ``seat``'s depths replaced by one-hot
+    branch choices (the first best branch where several tie)."""
     reach = others_reach(tree, probs, seat)
     value = tree.leaf_payoff(seat)
+    profile = list(probs)
     for t in range(tree.num_decisions - 1, -1, -1):
         below = value.reshape(len(tree.deals), 3**t, 3)
         depth = tree.depths[t]
@@ -85,9 +95,28 @@ def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> 
             value = (node_policy(tree, probs, t) * below).sum(axis=2)
             continue
         q = counterfactual_values(depth.infoset, reach[t], below, len(probs[t]))
-        best = q.argmax(axis=1)[depth.infoset]
-        value = np.take_along_axis(below, best[:, :, None], axis=2)[:, :, 0]
-    return float((tree.chance * value[:, 0]).sum())
+        best = q.argmax(axis=1)
+        profile[t] = np.eye(3)[best]
+        value = np.take_along_axis(below, best[depth.infoset][:, :, None], axis=2)[:, :, 0]
+    return float((tree.chance * value[:, 0]).sum()), profile
+
+
+def seat_counterfactual_values(
+    tree: RoundTree, probs: list[np.ndarray], seat: int
+) -> dict[int, np.ndarray]:
+    """Per depth ``t`` where ``seat`` acts, ``[infosets, 3]``: each branch's value to
+    ``seat`` weighed by chance and the others' reach, everyone playing ``probs``. The
+    gradient of ``seat``'s expected reward with respect to its branch probabilities."""
+    reach = others_reach(tree, probs, seat)
+    value = tree.leaf_payoff(seat)
+    out = {}
+    for t in range(tree.num_decisions - 1, -1, -1):
+        below = value.reshape(len(tree.deals), 3**t, 3)
+        depth = tree.depths[t]
+        if depth.seat == seat:
+            out[t] = counterfactual_values(depth.infoset, reach[t], below, len(probs[t]))
+        value = (node_policy(tree, probs, t) * below).sum(axis=2)
+    return out
 
 
 def exploitability(tree: RoundTree, policies: list[Policy] | Policy) -> Exploitability:

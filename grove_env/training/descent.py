@@ -1,0 +1,187 @@
+"""Exploitability descent: a policy network trained on the exact round tree, not on samples.
+
+Self-play PPO stops near one-round NashConv 0.16 at revised 2 players, whatever its loss,
+reward, exploration or averaging (``docs/notes/measurements.md``). Where the round tree
+fits in memory, the exploitability of a policy and the direction that lowers it can be
+computed exactly instead, as Exploitability Descent does (Lockhart et al., IJCAI 2019,
+"Computing approximate equilibria in sequential adversarial games by exploitability
+descent"). One iteration of :func:`descend`:
+
+1. the network's branch probabilities at every information set of the round tree, one
+   forward pass per depth over the tree's observations (the input features made once);
+2. for each seat ``s``, its exact best response to them
+   (:func:`~grove_env.analysis.best_response.best_response`);
+3. for every other seat ``j``, ``j``'s counterfactual values with ``s`` best-responding
+   (:func:`~grove_env.analysis.best_response.seat_counterfactual_values`): the gradient of
+   what ``j`` keeps against its best responder;
+4. the loss ``-sum pi(b | I) cfv_j(I, b)`` over those sets and branches; one Adam step,
+   the step size linear from ``lr`` to ``lr * lr_end``.
+
+At two players (zero-sum) that is the gradient of NashConv itself with the best responses
+held fixed; at more seats each seat's policy is pushed up against each other seat's best
+response, which is a heuristic. The network is one actor for every seat (the observation
+is the acting seat's), the :class:`~grove_env.agents.learned.safe_policy.PolicyCard`'s,
+so the result plays as ``ppo:`` (sampling: an equilibrium is mixed). Every
+``report_every`` iterations the exact NashConv is measured and the best weights so far
+are kept: the best-response gradient jumps as the responses change, so the last
+iterate is not always the lowest.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from grove_env.agents.learned.actor import MASKED_LOGIT, Actor
+from grove_env.analysis.best_response import (
+    best_response,
+    exploitability_of,
+    seat_counterfactual_values,
+)
+from grove_env.analysis.measure import round_tree
+from grove_env.analysis.round_tree import RoundTree
+from grove_env.analysis.whole_game import at_state, public_states
+from grove_env.rules import RuleSet
+
+
+@dataclass(frozen=True)
+class DescentReport:
+    """One measurement of a descent: its iteration, exact NashConv and wall time."""
+
+    iteration: int
+    nash_conv: float
+    seconds: float
+
+
+Inputs = list[tuple[torch.Tensor, torch.Tensor]]
+"""Per depth of a round tree: the actor's inputs and the legal-move masks."""
+
+
+def tree_inputs(actor: Actor, tree: RoundTree) -> Inputs:
+    """Per depth: the network's inputs (observations through the input features, as
+    :meth:`Actor.masked_logits <grove_env.agents.learned.actor.Actor.masked_logits>`
+    makes them) and the legal-move masks of every information set."""
+    out = []
+    prepare = getattr(actor.features, "prepare", None)
+    for depth in tree.depths:
+        rows = depth.observations if prepare is None else prepare(depth.observations)
+        with torch.no_grad():
+            inputs = actor.features(torch.as_tensor(rows, dtype=torch.float32))
+        out.append((inputs, torch.as_tensor(depth.masks.astype(bool))))
+    return out
+
+
+def branch_probabilities(actor: Actor, inputs: Inputs) -> list[torch.Tensor]:
+    """Per depth, ``[infosets, 3]``: the actor's probability of each legal move, in the
+    order of the tree's branches (the sorted legal actions), with gradients."""
+    out = []
+    for rows, legal in inputs:
+        logits = actor.head(actor.body(rows)).masked_fill(~legal, MASKED_LOGIT)
+        out.append(torch.softmax(logits, dim=1)[legal].reshape(len(legal), 3))
+    return out
+
+
+def descent_loss(tree: RoundTree, probs: list[torch.Tensor]) -> torch.Tensor:
+    """Steps 2 to 4 of the module docstring for branch probabilities ``probs``."""
+    fixed = [p.detach().double().numpy() for p in probs]
+    loss = torch.zeros(())
+    for s in range(tree.num_players):
+        _, profile = best_response(tree, fixed, s)
+        for j in range(tree.num_players):
+            if j == s:
+                continue
+            for t, cfv in seat_counterfactual_values(tree, profile, j).items():
+                loss = loss - (probs[t] * torch.as_tensor(cfv, dtype=torch.float32)).sum()
+    return loss
+
+
+def descend(
+    actor: Actor,
+    tree: RoundTree,
+    iterations: int,
+    lr: float,
+    lr_end: float = 0.02,
+    report_every: int = 25,
+    on_report: Callable[[DescentReport], None] | None = None,
+    also: Sequence[tuple[RoundTree, Inputs]] = (),
+    seed: int = 0,
+) -> list[DescentReport]:
+    """Train ``actor`` by exploitability descent on ``tree`` (module docstring); leave it
+    holding the weights of the lowest NashConv measured on ``tree``. Returns the
+    measurements.
+
+    ``also``: rounds at other public states (:func:`other_states`), one of them drawn at
+    random (``seed``) each iteration and descended on beside ``tree``, so that the
+    policy is trained where later rounds are played too.
+    """
+    if iterations < 0 or report_every < 1 or lr <= 0 or not 0 <= lr_end <= 1:
+        raise ValueError("need iterations >= 0, report_every >= 1, lr > 0, 0 <= lr_end <= 1")
+    inputs = tree_inputs(actor, tree)
+    rng = np.random.default_rng(seed)
+    params = [p for m in (actor.body, actor.head) for p in m.parameters()]
+    optimizer = torch.optim.Adam(params, lr=lr)
+    began = time.perf_counter()
+    reports: list[DescentReport] = []
+    best: tuple[float, dict] | None = None
+    for k in range(iterations + 1):
+        probs = branch_probabilities(actor, inputs)
+        if k % report_every == 0 or k == iterations:
+            fixed = [p.detach().double().numpy() for p in probs]
+            report = DescentReport(
+                k, exploitability_of(tree, fixed).nash_conv, time.perf_counter() - began
+            )
+            reports.append(report)
+            if on_report is not None:
+                on_report(report)
+            if best is None or report.nash_conv < best[0]:
+                best = (report.nash_conv, copy.deepcopy(actor.state_dict()))
+        if k == iterations:
+            break
+        for group in optimizer.param_groups:
+            group["lr"] = lr * (1.0 - (1.0 - lr_end) * k / max(iterations, 1))
+        loss = descent_loss(tree, probs)
+        if also:
+            other, other_inputs = also[int(rng.integers(len(also)))]
+            loss = loss + descent_loss(other, branch_probabilities(actor, other_inputs))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    assert best is not None
+    actor.load_state_dict(best[1])
+    return reports
+
+
+def other_states(
+    actor: Actor, rules: RuleSet, num_players: int, max_rounds: int
+) -> list[tuple[RoundTree, Inputs]]:
+    """The round at every public state a game can reach after its first round (by
+    ``max_rounds``), each with the actor's inputs; the trees keep no observations (the
+    inputs hold what the actor reads), so the list costs about 16 MB a state at 2
+    players (116 states at revised)."""
+    states = public_states(rules, num_players, max_rounds)
+    out = []
+    for k, layer in enumerate(states.layers):
+        round_number = states.round_of(k)
+        first = states.first(round_number)
+        for counts in sorted(layer):
+            if k == 0:
+                continue  # the start of the game: the tree descent measures
+            tree = at_state(round_tree(rules, num_players, first), counts, round_number)
+            inputs = tree_inputs(actor, tree)
+            bare = [dataclasses.replace(d, observations=d.observations[:0]) for d in tree.depths]
+            out.append((dataclasses.replace(tree, depths=bare), inputs))
+    return out
+
+
+def lowest(reports: list[DescentReport]) -> DescentReport:
+    """The measurement whose weights :func:`descend` kept."""
+    return min(reports, key=lambda r: (r.nash_conv, r.iteration))
+
+
+__all__ = ["DescentReport", "descend", "descent_loss", "lowest", "tree_inputs"]

@@ -1,0 +1,137 @@
+"""Exploitability descent on the exact round tree: its pieces, its progress, its script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from grove_env.analysis import nash_conv
+from grove_env.analysis.best_response import (
+    best_response,
+    best_response_value,
+    policy_values,
+    seat_counterfactual_values,
+)
+from grove_env.analysis.measure import round_tree
+from grove_env.analysis.policies import branch_probabilities as policy_branches
+from grove_env.analysis.policies import policy_of
+from grove_env.analysis.whole_game import public_states
+from grove_env.rules import get_rules
+from grove_env.training import checkpoint
+from grove_env.training.batched.model import ActorCritic
+from grove_env.training.config import load_config
+from grove_env.training.descent import (
+    branch_probabilities,
+    descend,
+    lowest,
+    other_states,
+    tree_inputs,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "configs" / "zoo" / "revised_2p.yaml"
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return round_tree(get_rules("revised"), 2)
+
+
+def heuristic_probs(tree) -> list[np.ndarray]:
+    return policy_branches(tree, [policy_of("heuristic")] * 2)
+
+
+def fresh_actor(seed: int = 0):
+    torch.manual_seed(seed)
+    cfg = load_config(CONFIG).model_copy(update={"play": "sample"})
+    return ActorCritic(checkpoint.policy_card(cfg, 0)).actor
+
+
+def test_the_best_response_profile_reaches_the_best_response_value(tree) -> None:
+    probs = heuristic_probs(tree)
+    for seat in (0, 1):
+        value, profile = best_response(tree, probs, seat)
+        assert value == pytest.approx(best_response_value(tree, probs, seat), abs=1e-12)
+        assert policy_values(tree, profile)[seat] == pytest.approx(value, abs=1e-9)
+        assert value >= policy_values(tree, probs)[seat] - 1e-12
+        mine = [t for t, d in enumerate(tree.depths) if d.seat == seat]
+        for t in mine:  # one-hot rows where the seat acts, the others' rows untouched
+            assert ((profile[t] == 0) | (profile[t] == 1)).all() and (profile[t].sum(1) == 1).all()
+        for t in set(range(len(probs))) - set(mine):
+            assert profile[t] is probs[t]
+
+
+def test_counterfactual_values_at_a_seats_first_decision_add_up_to_its_value(tree) -> None:
+    probs = heuristic_probs(tree)
+    values = policy_values(tree, probs)
+    for seat in (0, 1):
+        cfv = seat_counterfactual_values(tree, probs, seat)
+        first = min(cfv)
+        assert float((probs[first] * cfv[first]).sum()) == pytest.approx(values[seat], abs=1e-9)
+
+
+def test_descent_lowers_nashconv_and_keeps_the_lowest_weights(tree) -> None:
+    actor = fresh_actor()
+    reports = descend(actor, tree, iterations=20, lr=0.003, report_every=5)
+    assert [r.iteration for r in reports] == [0, 5, 10, 15, 20]
+    assert reports[0].nash_conv == pytest.approx(0.495, abs=0.01)  # about uniform at the start
+    kept = lowest(reports)
+    assert kept.nash_conv < 0.35
+    as_played = SimpleNamespace(action_probabilities=actor.probabilities)  # the play path
+    assert nash_conv(as_played, "revised", 2).nash_conv == pytest.approx(kept.nash_conv, abs=1e-6)
+    probs = branch_probabilities(actor, tree_inputs(actor, tree))
+    assert all(torch.allclose(p.sum(1), torch.ones(len(p))) for p in probs)
+
+
+def test_descent_refuses_bad_settings(tree) -> None:
+    with pytest.raises(ValueError, match="lr > 0"):
+        descend(fresh_actor(), tree, iterations=5, lr=0.0)
+
+
+@pytest.mark.slow
+def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
+    out = tmp_path / "descent"
+    command = [sys.executable, "scripts/descent.py", "--config", str(CONFIG), "--out", str(out)]
+    run = subprocess.run(
+        [*command, "--iterations", "6", "--report-every", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads((out / "result.json").read_text())
+    rows = (out / "descent.csv").read_text().splitlines()
+    assert rows[0] == "iteration,nash_conv_round,seconds" and len(rows) == 4
+    kept = min(rows[1:], key=lambda r: float(r.split(",")[1]))
+    assert result["kept_iteration"] == int(kept.split(",")[0])
+    measured = nash_conv(f"ppo:{out}", "revised", 2).nash_conv
+    assert result["nash_conv"]["round"] == pytest.approx(measured, abs=1e-9)
+    assert measured == pytest.approx(float(kept.split(",")[1]), abs=1e-5)
+    assert "game" in result["nash_conv"]
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2
+    assert again.stderr.strip().count("\n") == 0 and "already exists" in again.stderr
+
+
+def test_other_states_are_the_later_rounds_with_their_own_inputs(tree) -> None:
+    actor = fresh_actor()
+    rules = get_rules("revised")
+    later = other_states(actor, rules, 2, max_rounds=2)
+    second = public_states(rules, 2, max_rounds=2).layers[1]
+    assert len(later) == len(second) > 1
+    first_inputs = tree_inputs(actor, tree)
+    for other, inputs in later:
+        assert other.state is not None and len(other.depths) == len(tree.depths)
+        assert all(d.observations.size == 0 for d in other.depths)  # the inputs hold them
+        assert [x.shape for x, _ in inputs] == [x.shape for x, _ in first_inputs]
+        assert not torch.equal(inputs[0][0], first_inputs[0][0])  # round and counts differ
+    reports = descend(actor, tree, iterations=2, lr=0.003, report_every=1, also=later, seed=1)
+    assert [r.iteration for r in reports] == [0, 1, 2]
