@@ -5,9 +5,13 @@
 
 The config gives the table (``rules``, ``num_players``: one table) and the network
 (``net_arch``, ``activation``, ``features``, ``seed``); its PPO settings are not read.
+A ``descent:`` section in it (``iterations``, ``lr``, ``lr_end``, ``report_every``,
+``other_states``) sets what the flags do not (``configs/zoo/`` uses it, so that
+``scripts/zoo.py`` can train a table this way).
 :mod:`grove_env.training.descent` says what an iteration is. Written to ``--out`` (a new
 folder):
 
+- ``config.yaml``: the config as used, with its ``descent:`` settings;
 - ``best_policy.json``/``.pt``: the lowest-NashConv weights, safe format, playing by
   sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and
   the analysis;
@@ -27,8 +31,10 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
+import yaml
 
 from grove_env.agents.learned.policy_files import BEST_POLICY
 from grove_env.agents.learned.safe_policy import save_policy
@@ -36,28 +42,56 @@ from grove_env.analysis.measure import round_tree
 from grove_env.rules import get_rules
 from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
-from grove_env.training.config import ConfigError, load_config
+from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
 from grove_env.training.descent import DescentReport, descend, lowest, other_states
 from grove_env.training.evaluate import final_nash_conv, nash_conv_line
+
+DEFAULTS: dict[str, Any] = {
+    "iterations": 2000,
+    "lr": 0.003,
+    "lr_end": 0.02,
+    "report_every": 25,
+    "other_states": False,
+}
+
+
+def descent_settings(section: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The settings: the flags given, else the config's ``descent:`` section, else the
+    defaults; a section with other keys or kinds of value is a :class:`ConfigError`."""
+    if not isinstance(section, dict) or set(section) - set(DEFAULTS):
+        raise ConfigError(f"the descent: section takes {', '.join(DEFAULTS)}; got {section!r}")
+    out = {}
+    for key, default in DEFAULTS.items():
+        flag = getattr(args, key)
+        value = flag if flag is not None else section.get(key, default)
+        if type(value) is not type(default) and not (type(default) is float and type(value) is int):
+            raise ConfigError(f"descent: {key} is a {type(default).__name__}, got {value!r}")
+        out[key] = value
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", required=True, help="a training config: table and network")
     p.add_argument("--out", required=True, help="a new folder for the policy and its figures")
-    p.add_argument("--iterations", type=int, default=2000)
-    p.add_argument("--lr", type=float, default=0.003)
-    p.add_argument("--lr-end", type=float, default=0.02, help="final step size, as a fraction")
-    p.add_argument("--report-every", type=int, default=25, help="iterations per NashConv")
+    p.add_argument("--iterations", type=int, default=None, help=f"default {DEFAULTS['iterations']}")
+    p.add_argument("--lr", type=float, default=None, help=f"default {DEFAULTS['lr']}")
+    p.add_argument(
+        "--lr-end", type=float, default=None, help="final step size, as a fraction (0.02)"
+    )
+    p.add_argument("--report-every", type=int, default=None, help="iterations per NashConv (25)")
     p.add_argument(
         "--other-states",
         action="store_true",
+        default=None,
         help="also descend on the round at the later public states (one drawn per iteration)",
     )
     args = p.parse_args(argv)
     out = Path(args.out)
     try:
-        cfg = load_config(args.config).model_copy(update={"play": "sample"})
+        data = read_yaml(args.config)
+        settings = descent_settings(data.pop("descent", None) or {}, args)
+        cfg = config_from_dict(data).model_copy(update={"play": "sample"})
         tables = cfg.table_list()
         if len(tables) != 1:
             raise ConfigError(f"exploitability descent trains one table, the config has {tables}")
@@ -68,11 +102,14 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
         tree = round_tree(get_rules(rules), n)
-        descend(actor, tree, 0, args.lr, args.lr_end, args.report_every)  # checks the settings
+        descend(actor, tree, 0, settings["lr"], settings["lr_end"], settings["report_every"])
     except (ConfigError, ValueError) as e:
         print(f"descent: {e}", file=sys.stderr)
         return 2
     out.mkdir(parents=True)
+    (out / "config.yaml").write_text(
+        dump_config(cfg) + yaml.safe_dump({"descent": settings}, sort_keys=False)
+    )
     began = time.perf_counter()
     log = (out / "descent.csv").open("w")
     log.write("iteration,nash_conv_round,seconds\n")
@@ -83,16 +120,17 @@ def main(argv: list[str] | None = None) -> int:
         line = f"iteration {r.iteration}: NashConv {r.nash_conv:.4f} ({r.seconds:.0f} s)"
         print(line, flush=True)
 
-    also = other_states(actor, get_rules(rules), n, cfg.max_rounds) if args.other_states else []
+    wanted = settings["other_states"]
+    also = other_states(actor, get_rules(rules), n, cfg.max_rounds) if wanted else []
     if also:
         print(f"{len(also)} later public states, one drawn per iteration", flush=True)
     reports = descend(
         actor,
         tree,
-        args.iterations,
-        args.lr,
-        args.lr_end,
-        args.report_every,
+        settings["iterations"],
+        settings["lr"],
+        settings["lr_end"],
+        settings["report_every"],
         on_report=report,
         also=also,
         seed=cfg.seed,
@@ -106,10 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         "rules": rules,
         "num_players": n,
         "seed": cfg.seed,
-        "iterations": args.iterations,
-        "lr": args.lr,
-        "lr_end": args.lr_end,
-        "other_states": len(also),
+        **settings,
+        "later_states": len(also),
         "kept_iteration": kept.iteration,
         "nash_conv": measured,
         "seconds": round(time.perf_counter() - began, 1),

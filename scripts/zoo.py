@@ -6,9 +6,10 @@
 For each table ``<rules>-<n>p``:
 
 1. ``train.py --config CONFIGS/<rules>_<n>p.yaml --set run_dir=WORK/<rules>_<n>p``: any
-   backend or method the config names (this script only reads the run's
-   ``best_policy.json``/``.pt``, the layout of
-   :mod:`grove_env.agents.learned.policy_files`, and its ``config.yaml``);
+   backend or method the config names; or, for a config with a ``descent:`` section,
+   ``scripts/descent.py --config ... --out WORK/<rules>_<n>p`` (exploitability descent on
+   the round tree). This script only reads the run's ``best_policy.json``/``.pt``, the
+   layout of :mod:`grove_env.agents.learned.policy_files`, and its ``config.yaml``;
 2. the best policy is copied to ``OUT/<rules>_<n>p/policy.json``/``.pt`` (safe format);
 3. its exact NashConv (:func:`grove_env.analysis.nash_conv`): one round from the start
    of a game (markers), and at two players the whole game (outcome);
@@ -96,8 +97,14 @@ def check(args: Any) -> list[tuple[str, Path, Path]]:
 
 
 def train(config: Path, run_dir: Path, overrides: Sequence[str]) -> tuple[list[str], float]:
-    """Run ``train.py`` on ``config`` into ``run_dir``; its command and seconds."""
-    command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}"]
+    """Run ``train.py`` on ``config`` into ``run_dir`` (``scripts/descent.py`` where the
+    config has a ``descent:`` section); its command and seconds."""
+    if "descent" in (yaml.safe_load(config.read_text(encoding="utf-8")) or {}):
+        if overrides:
+            raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
+        command = ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
+    else:
+        command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}"]
     for item in overrides:
         command += ["--set", item]
     start = time.perf_counter()
@@ -155,14 +162,22 @@ def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
         "nash_conv": figures["nash_conv"],
         "gauntlet": figures["gauntlet"],
         "train_seconds": round(seconds, 1),
-        "command": " ".join(
-            ["python", "train.py", "--config", shown, *(f"--set {s}" for s in args.set)]
-        ),
+        "command": shown_command(command, shown),
         "versions": json.loads(versions.read_text()) if versions.is_file() else None,
     }
     assert tuple(card) == ZOO_CARD_FIELDS
     (out / ZOO_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card
+
+
+def shown_command(command: list[str], config: str) -> str:
+    """What a reader runs to train the table again: the config as the card names it,
+    without this machine's run directory (``--out OUT`` for the descent script)."""
+    words = ["python", command[0], "--config", config]
+    rest = command[5:]  # after --set run_dir=... or --out RUN_DIR
+    if command[0] != "train.py":
+        rest = ["--out", "OUT", *rest]
+    return " ".join(words + rest)
 
 
 def summary(card: dict[str, Any]) -> str:

@@ -155,6 +155,36 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
     assert "revised-2p: " in done.stdout and "whole game" in done.stdout
 
 
+@pytest.mark.slow
+def test_a_config_with_a_descent_section_is_trained_by_exploitability_descent(tmp_path):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    recipe = (ROOT / "configs" / "zoo" / "revised_2p.yaml").read_text()
+    (configs / "revised_2p.yaml").write_text(recipe + "descent: {iterations: 4, report_every: 2}\n")
+    out = tmp_path / "zoo"
+    done = zoo_script(
+        "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "runs"),
+        "--out", str(out), "--games", "2", "--workers", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    card = read_zoo_card("revised-2p", out)
+    assert (
+        card["command"]
+        == f"python scripts/descent.py --config {configs / 'revised_2p.yaml'} --out OUT"
+    )
+    assert card["config"]["as_used"]["descent"]["iterations"] == 4
+    result = json.loads((tmp_path / "runs" / "revised_2p" / "result.json").read_text())
+    assert card["config"]["as_used"]["play"] == "sample"
+    assert card["steps"] == result["kept_iteration"] and result["iterations"] == 4
+    measured = nash_conv(make_agent("ppo:" + str(out / "revised_2p" / "policy.json")), "revised", 2)
+    assert card["nash_conv"]["one_round_markers"] == pytest.approx(measured.nash_conv, abs=1e-12)
+    refused = zoo_script(
+        "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "r2"),
+        "--out", str(out), "--set", "seed=1",
+    )  # fmt: skip
+    assert refused.returncode == 1 and "--set does not apply" in refused.stderr
+
+
 def test_a_policy_plays_as_its_card_says_unless_told(zoo):
     ship(zoo, "revised-2p", "revised", 2, play="sample")
     path = zoo / "revised_2p" / "policy.json"
