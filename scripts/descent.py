@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             raise ConfigError(f"{str(out)!r} already exists")
         ((rules, n),) = tables
+        if n >= 5:
+            raise ConfigError("one round at 5 players is beyond the exact analysis here")
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor

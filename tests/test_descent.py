@@ -116,6 +116,16 @@ def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
     assert result["nash_conv"]["round"] == pytest.approx(measured, abs=1e-9)
     assert measured == pytest.approx(float(kept.split(",")[1]), abs=1e-5)
     assert "game" in result["nash_conv"]
+    five = ROOT / "configs" / "zoo" / "revised_5p.yaml"
+    too_big = subprocess.run(
+        [sys.executable, "scripts/descent.py", "--config", str(five), "--out", str(tmp_path / "5")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert too_big.returncode == 2 and "beyond the exact analysis" in too_big.stderr
+    assert not (tmp_path / "5").exists()
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 2
     assert again.stderr.strip().count("\n") == 0 and "already exists" in again.stderr
