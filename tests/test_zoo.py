@@ -126,21 +126,27 @@ def test_the_script_refuses_bad_input_in_one_line_before_training(tmp_path):
     assert missing.returncode == 1 and "no config for revised-2p" in missing.stderr
 
 
-@pytest.mark.slow
-def test_the_script_trains_measures_and_installs_a_table(tmp_path):
+def zoo_revised_2p(tmp_path: Path, recipe: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """scripts/zoo.py on revised-2p with ``recipe`` as its config; the run and ``out``."""
     configs = tmp_path / "configs"
     configs.mkdir()
-    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
-    smoke = smoke.replace("rules: classic", "rules: revised").replace(
-        "num_players: 4", "num_players: 2"
-    )
-    (configs / "revised_2p.yaml").write_text(smoke + "play: sample\n")
+    (configs / "revised_2p.yaml").write_text(recipe)
     out = tmp_path / "zoo"
     done = zoo_script(
         "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "runs"),
         "--out", str(out), "--games", "2", "--workers", "1",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    return done, out
+
+
+@pytest.mark.slow
+def test_the_script_trains_measures_and_installs_a_table(tmp_path):
+    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
+    smoke = smoke.replace("rules: classic", "rules: revised").replace(
+        "num_players: 4", "num_players: 2"
+    )
+    done, out = zoo_revised_2p(tmp_path, smoke + "play: sample\n")
     card = read_zoo_card("revised-2p", out)
     assert tuple(card) == ZOO_CARD_FIELDS
     assert card["spec"] == "zoo:revised-2p" and card["seed"] == 0
@@ -157,16 +163,9 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
 
 @pytest.mark.slow
 def test_a_config_with_a_descent_section_is_trained_by_exploitability_descent(tmp_path):
-    configs = tmp_path / "configs"
-    configs.mkdir()
     recipe = (ROOT / "configs" / "zoo" / "revised_2p.yaml").read_text()
-    (configs / "revised_2p.yaml").write_text(recipe + "descent: {iterations: 4, report_every: 2}\n")
-    out = tmp_path / "zoo"
-    done = zoo_script(
-        "--tables", "revised-2p", "--configs", str(configs), "--work", str(tmp_path / "runs"),
-        "--out", str(out), "--games", "2", "--workers", "1",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    _, out = zoo_revised_2p(tmp_path, recipe + "descent: {iterations: 4, report_every: 2}\n")
+    configs = tmp_path / "configs"
     card = read_zoo_card("revised-2p", out)
     assert (
         card["command"]
