@@ -15,12 +15,15 @@ folder):
 - ``best_policy.json``/``.pt``: the lowest-NashConv weights, safe format, playing by
   sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and
   the analysis;
-- ``descent.csv``: ``iteration,nash_conv_round,seconds`` at every measurement;
+- ``descent.csv``: ``iteration,nash_conv,seconds`` at every measurement (of one round,
+  or of the whole game with ``--whole-game``);
 - ``result.json``: the settings, the iteration kept, and the kept policy's exact NashConv
   as it plays (one round in markers; at two players the whole game in outcome units).
 
 With ``--other-states`` each iteration also descends on the round at one later public
 state of the game (drawn at random), so that the rounds after the first are trained too.
+With ``--whole-game`` (two players) it descends on the game itself, stage by stage
+(:mod:`grove_env.training.descent_game`).
 A bad config or an existing ``--out`` is one line on stderr (exit code 2).
 """
 
@@ -44,6 +47,7 @@ from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
 from grove_env.training.descent import DescentReport, descend, lowest, other_states
+from grove_env.training.descent_game import descend_game
 from grove_env.training.evaluate import final_nash_conv, nash_conv_line
 
 DEFAULTS: dict[str, Any] = {
@@ -52,6 +56,7 @@ DEFAULTS: dict[str, Any] = {
     "lr_end": 0.02,
     "report_every": 25,
     "other_states": False,
+    "whole_game": False,
 }
 
 
@@ -86,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="also descend on the round at the later public states (one drawn per iteration)",
     )
+    p.add_argument(
+        "--whole-game",
+        action="store_true",
+        default=None,
+        help="two players: descend on every public state's round with the game's "
+        "continuation values, NashConv of the whole game every --report-every (say 100)",
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     try:
@@ -100,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         ((rules, n),) = tables
         if n >= 5:
             raise ConfigError("one round at 5 players is beyond the exact analysis here")
+        if settings["whole_game"] and (n != 2 or settings["other_states"]):
+            raise ConfigError("whole_game is for two players, without other_states")
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
@@ -114,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     began = time.perf_counter()
     log = (out / "descent.csv").open("w")
-    log.write("iteration,nash_conv_round,seconds\n")
+    log.write("iteration,nash_conv,seconds\n")
 
     def report(r: DescentReport) -> None:
         log.write(f"{r.iteration},{r.nash_conv:.6f},{r.seconds:.1f}\n")
@@ -126,17 +140,31 @@ def main(argv: list[str] | None = None) -> int:
     also = other_states(actor, get_rules(rules), n, cfg.max_rounds) if wanted else []
     if also:
         print(f"{len(also)} later public states, one drawn per iteration", flush=True)
-    reports = descend(
-        actor,
-        tree,
-        settings["iterations"],
-        settings["lr"],
-        settings["lr_end"],
-        settings["report_every"],
-        on_report=report,
-        also=also,
-        seed=cfg.seed,
-    )
+    if settings["whole_game"]:
+        reports = descend_game(
+            actor,
+            get_rules(rules),
+            n,
+            cfg.max_rounds,
+            settings["iterations"],
+            settings["lr"],
+            settings["lr_end"],
+            settings["report_every"],
+            on_report=report,
+            seed=cfg.seed,
+        )
+    else:
+        reports = descend(
+            actor,
+            tree,
+            settings["iterations"],
+            settings["lr"],
+            settings["lr_end"],
+            settings["report_every"],
+            on_report=report,
+            also=also,
+            seed=cfg.seed,
+        )
     log.close()
     kept = lowest(reports)
     save_policy(actor, checkpoint.policy_card(cfg, kept.iteration), out / BEST_POLICY)

@@ -34,6 +34,7 @@ from grove_env.training.descent import (
     other_states,
     tree_inputs,
 )
+from grove_env.training.descent_game import descend_game
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "zoo" / "revised_2p.yaml"
@@ -109,7 +110,7 @@ def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     result = json.loads((out / "result.json").read_text())
     rows = (out / "descent.csv").read_text().splitlines()
-    assert rows[0] == "iteration,nash_conv_round,seconds" and len(rows) == 4
+    assert rows[0] == "iteration,nash_conv,seconds" and len(rows) == 4
     kept = min(rows[1:], key=lambda r: float(r.split(",")[1]))
     assert result["kept_iteration"] == int(kept.split(",")[0])
     measured = nash_conv(f"ppo:{out}", "revised", 2).nash_conv
@@ -145,3 +146,22 @@ def test_other_states_are_the_later_rounds_with_their_own_inputs(tree) -> None:
         assert not torch.equal(inputs[0][0], first_inputs[0][0])  # round and counts differ
     reports = descend(actor, tree, iterations=2, lr=0.003, report_every=1, also=later, seed=1)
     assert [r.iteration for r in reports] == [0, 1, 2]
+
+
+@pytest.mark.slow
+def test_whole_game_descent_measures_what_the_analysis_measures_and_keeps_the_lowest() -> None:
+    actor = fresh_actor()
+    as_played = SimpleNamespace(action_probabilities=actor.probabilities)
+    before = nash_conv(as_played, "revised", 2, whole_game=True).nash_conv
+    reports = descend_game(actor, get_rules("revised"), 2, 100, iterations=6, lr=0.003, refresh=3)
+    assert [r.iteration for r in reports] == [0, 3, 6]
+    assert reports[0].nash_conv == pytest.approx(before, abs=1e-6)  # float32 softmax
+    kept = lowest(reports)
+    assert kept.nash_conv < before
+    after = nash_conv(as_played, "revised", 2, whole_game=True).nash_conv
+    assert after == pytest.approx(kept.nash_conv, abs=1e-6)
+
+
+def test_whole_game_descent_is_for_two_players() -> None:
+    with pytest.raises(ValueError, match="two players"):
+        descend_game(fresh_actor(), get_rules("revised"), 3, 100, iterations=1, lr=0.003)
