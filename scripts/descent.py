@@ -23,7 +23,8 @@ folder):
 With ``--other-states`` each iteration also descends on the round at one later public
 state of the game (drawn at random), so that the rounds after the first are trained too.
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
-(:mod:`grove_env.training.descent_game`).
+(:mod:`grove_env.training.descent_game`); ``--init POLICY`` starts from a policy of the
+same network, e.g. a round descent's.
 A bad config or an existing ``--out`` is one line on stderr (exit code 2).
 """
 
@@ -39,7 +40,8 @@ from typing import Any
 import torch
 import yaml
 
-from grove_env.agents.learned.policy_files import BEST_POLICY
+from grove_env.agents.learned.policy_files import BEST_POLICY, ModelFileError
+from grove_env.agents.learned.ppo import load_actor
 from grove_env.agents.learned.safe_policy import save_policy
 from grove_env.analysis.measure import round_tree
 from grove_env.rules import get_rules
@@ -98,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         help="two players: descend on every public state's round with the game's "
         "continuation values, NashConv of the whole game every --report-every (say 100)",
     )
+    p.add_argument(
+        "--init",
+        default=None,
+        metavar="POLICY",
+        help="start from this policy's weights (a run directory or policy .json of the "
+        "same network), e.g. a round descent's before --whole-game",
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     try:
@@ -117,9 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
+        if args.init is not None:
+            start, card = load_actor(args.init)
+            if card.net_arch != tuple(cfg.net_arch) or card.features != cfg.features:
+                raise ConfigError(f"--init {args.init!r} is another network than the config's")
+            actor.load_state_dict(start.state_dict())
         tree = round_tree(get_rules(rules), n)
         descend(actor, tree, 0, settings["lr"], settings["lr_end"], settings["report_every"])
-    except (ConfigError, ValueError) as e:
+    except (ConfigError, ValueError, ModelFileError) as e:
         print(f"descent: {e}", file=sys.stderr)
         return 2
     out.mkdir(parents=True)
@@ -176,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": cfg.seed,
         **settings,
         "later_states": len(also),
+        "init": args.init,
         "kept_iteration": kept.iteration,
         "nash_conv": measured,
         "seconds": round(time.perf_counter() - began, 1),

@@ -117,6 +117,24 @@ def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
     assert result["nash_conv"]["round"] == pytest.approx(measured, abs=1e-9)
     assert measured == pytest.approx(float(kept.split(",")[1]), abs=1e-5)
     assert "game" in result["nash_conv"]
+    started = subprocess.run(
+        [*command[:-1], str(tmp_path / "from"), "--init", str(out), "--iterations", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert started.returncode == 0, started.stderr
+    again_result = json.loads((tmp_path / "from" / "result.json").read_text())
+    assert again_result["nash_conv"] == pytest.approx(result["nash_conv"], abs=1e-9)
+    missing = subprocess.run(
+        [*command[:-1], str(tmp_path / "m"), "--init", str(tmp_path / "nothing")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     five = ROOT / "configs" / "zoo" / "revised_5p.yaml"
     too_big = subprocess.run(
         [sys.executable, "scripts/descent.py", "--config", str(five), "--out", str(tmp_path / "5")],
