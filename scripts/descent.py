@@ -48,7 +48,13 @@ from grove_env.rules import get_rules
 from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
-from grove_env.training.descent import DescentReport, descend, lowest, other_states
+from grove_env.training.descent import (
+    DescentReport,
+    check_settings,
+    descend,
+    lowest,
+    other_states,
+)
 from grove_env.training.descent_game import descend_game
 from grove_env.training.evaluate import final_nash_conv, nash_conv_line
 
@@ -132,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise ConfigError(f"--init {args.init!r} is another network than the config's")
             actor.load_state_dict(start.state_dict())
         tree = round_tree(get_rules(rules), n)
-        descend(actor, tree, 0, settings["lr"], settings["lr_end"], settings["report_every"])
+        check_settings(
+            settings["iterations"],
+            settings["lr"],
+            settings["lr_end"],
+            ("report_every", settings["report_every"]),
+        )
     except (ConfigError, ValueError, ModelFileError) as e:
         print(f"descent: {e}", file=sys.stderr)
         return 2

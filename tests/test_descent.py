@@ -92,8 +92,9 @@ def test_descent_lowers_nashconv_and_keeps_the_lowest_weights(tree) -> None:
 
 
 def test_descent_refuses_bad_settings(tree) -> None:
-    with pytest.raises(ValueError, match="lr > 0"):
-        descend(fresh_actor(), tree, iterations=5, lr=0.0)
+    for lr in (0.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="lr > 0"):
+            descend(fresh_actor(), tree, iterations=5, lr=lr)
 
 
 @pytest.mark.slow

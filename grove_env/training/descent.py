@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -120,22 +121,58 @@ def descend(
     random (``seed``) each iteration and descended on beside ``tree``, so that the
     policy is trained where later rounds are played too.
     """
-    if iterations < 0 or report_every < 1 or lr <= 0 or not 0 <= lr_end <= 1:
-        raise ValueError("need iterations >= 0, report_every >= 1, lr > 0, 0 <= lr_end <= 1")
     inputs = tree_inputs(actor, tree)
     rng = np.random.default_rng(seed)
+
+    def measure() -> float:
+        with torch.no_grad():
+            probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
+        return exploitability_of(tree, probs).nash_conv
+
+    def loss() -> torch.Tensor:
+        total = descent_loss(tree, branch_probabilities(actor, inputs))
+        if also:
+            other, other_inputs = also[int(rng.integers(len(also)))]
+            total = total + descent_loss(other, branch_probabilities(actor, other_inputs))
+        return total
+
+    return run_descent(
+        actor, iterations, lr, lr_end, ("report_every", report_every), measure, loss, on_report
+    )
+
+
+def check_settings(iterations: int, lr: float, lr_end: float, every: tuple[str, int]) -> None:
+    """A ``ValueError`` unless the settings of :func:`run_descent` make sense."""
+    name, period = every
+    if iterations < 0 or period < 1 or not 0 < lr < math.inf or not 0 <= lr_end <= 1:
+        raise ValueError(f"need iterations >= 0, {name} >= 1, lr > 0, 0 <= lr_end <= 1")
+
+
+def run_descent(
+    actor: Actor,
+    iterations: int,
+    lr: float,
+    lr_end: float,
+    every: tuple[str, int],
+    measure: Callable[[], float],
+    loss: Callable[[], torch.Tensor],
+    on_report: Callable[[DescentReport], None] | None = None,
+) -> list[DescentReport]:
+    """The loop of every descent: ``measure()`` (a NashConv) at iteration 0, every
+    ``every`` iterations (named, for the error) and at the end, keeping the weights of
+    the lowest; between, one Adam step on ``loss()`` over the actor's body and head, the
+    step size linear from ``lr`` to ``lr * lr_end``. Leaves ``actor`` with the kept
+    weights; returns the measurements."""
+    check_settings(iterations, lr, lr_end, every)
+    period = every[1]
     params = [p for m in (actor.body, actor.head) for p in m.parameters()]
     optimizer = torch.optim.Adam(params, lr=lr)
     began = time.perf_counter()
     reports: list[DescentReport] = []
     best: tuple[float, dict] | None = None
     for k in range(iterations + 1):
-        probs = branch_probabilities(actor, inputs)
-        if k % report_every == 0 or k == iterations:
-            fixed = [p.detach().double().numpy() for p in probs]
-            report = DescentReport(
-                k, exploitability_of(tree, fixed).nash_conv, time.perf_counter() - began
-            )
+        if k % period == 0 or k == iterations:
+            report = DescentReport(k, measure(), time.perf_counter() - began)
             reports.append(report)
             if on_report is not None:
                 on_report(report)
@@ -145,12 +182,9 @@ def descend(
             break
         for group in optimizer.param_groups:
             group["lr"] = lr * (1.0 - (1.0 - lr_end) * k / max(iterations, 1))
-        loss = descent_loss(tree, probs)
-        if also:
-            other, other_inputs = also[int(rng.integers(len(also)))]
-            loss = loss + descent_loss(other, branch_probabilities(actor, other_inputs))
+        step = loss()
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        step.backward()
         optimizer.step()
     assert best is not None
     actor.load_state_dict(best[1])

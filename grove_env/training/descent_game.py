@@ -22,8 +22,6 @@ refreshed. The weights of the lowest whole-game NashConv measured are kept.
 
 from __future__ import annotations
 
-import copy
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -35,7 +33,15 @@ from grove_env.analysis.round_tree import RoundTree
 from grove_env.analysis.whole_game import Counts, at_state, public_states, whole_game_nash_conv
 from grove_env.rules import RuleSet
 
-from .descent import DescentReport, Inputs, branch_probabilities, descent_loss, tree_inputs
+from .descent import (
+    DescentReport,
+    Inputs,
+    branch_probabilities,
+    check_settings,
+    descent_loss,
+    run_descent,
+    tree_inputs,
+)
 
 State = tuple[Counts, int]
 """A public state: the marker counts and the round."""
@@ -57,8 +63,7 @@ def descend_game(
     it holding the weights of the lowest whole-game NashConv measured. Two players."""
     if num_players != 2:
         raise ValueError("whole-game descent is for two players")
-    if iterations < 0 or refresh < 1 or lr <= 0 or not 0 <= lr_end <= 1:
-        raise ValueError("need iterations >= 0, refresh >= 1, lr > 0, 0 <= lr_end <= 1")
+    check_settings(iterations, lr, lr_end, ("refresh", refresh))  # before the inputs
     states = public_states(rules, num_players, max_rounds)
     trees = [round_tree(rules, num_players, f) for f in range(num_players)]
     inputs: dict[State, Inputs] = {}
@@ -68,12 +73,7 @@ def descend_game(
             inputs[(counts, r)] = tree_inputs(actor, at_state(trees[states.first(r)], counts, r))
     keys = sorted(inputs, key=lambda key: (key[1], key[0]))
     first: State = (states.begin, states.start.round)
-    params = [p for m in (actor.body, actor.head) for p in m.parameters()]
-    optimizer = torch.optim.Adam(params, lr=lr)
     rng = np.random.default_rng(seed)
-    began = time.perf_counter()
-    reports: list[DescentReport] = []
-    best: tuple[float, dict] | None = None
     stages: dict[State, RoundTree] = {}
 
     def strategy(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
@@ -81,26 +81,16 @@ def descend_game(
         with torch.no_grad():
             return [p.double().numpy() for p in branch_probabilities(actor, inputs[(counts, r)])]
 
-    for k in range(iterations + 1):
-        if k % refresh == 0 or k == iterations:
-            measured = whole_game_nash_conv(states, trees, strategy).nash_conv
-            report = DescentReport(k, measured, time.perf_counter() - began)
-            reports.append(report)
-            if on_report is not None:
-                on_report(report)
-            if best is None or measured < best[0]:
-                best = (measured, copy.deepcopy(actor.state_dict()))
-        if k == iterations:
-            break
-        for group in optimizer.param_groups:
-            group["lr"] = lr * (1.0 - (1.0 - lr_end) * k / max(iterations, 1))
+    def measure() -> float:  # refreshes the stages too
+        return whole_game_nash_conv(states, trees, strategy).nash_conv
+
+    def loss() -> torch.Tensor:
         other = keys[int(rng.integers(len(keys)))]
-        loss = torch.zeros(())
+        total = torch.zeros(())
         for key in (first, other):
-            loss = loss + descent_loss(stages[key], branch_probabilities(actor, inputs[key]))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-    assert best is not None
-    actor.load_state_dict(best[1])
-    return reports
+            total = total + descent_loss(stages[key], branch_probabilities(actor, inputs[key]))
+        return total
+
+    return run_descent(
+        actor, iterations, lr, lr_end, ("refresh", refresh), measure, loss, on_report
+    )
