@@ -55,6 +55,7 @@ from grove_env.agents.learned.policy_files import (
     zoo_tables,
 )
 from grove_env.agents.learned.ppo import PPOAgent, load_actor, plays_greedy, resolve
+from grove_env.training.config import ConfigError, read_yaml
 from grove_env.training.evaluate import final_nash_conv
 
 PROG = "scripts/zoo.py"
@@ -75,8 +76,9 @@ def parser() -> Parser:
     return p
 
 
-def check(args: Any) -> list[tuple[str, Path, Path]]:
-    """``(table, config, run_dir)`` per table, everything checked before any training."""
+def check(args: Any) -> list[tuple[str, Path, list[str]]]:
+    """``(table, run_dir, training command)`` per table, everything checked (the configs
+    read) before any training."""
     if args.games < 1 or args.workers < 1:
         raise usage_error(f"--games and --workers are >= 1, got {args.games}, {args.workers}")
     work = Path(args.work or ROOT / "runs" / f"zoo-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -92,26 +94,32 @@ def check(args: Any) -> list[tuple[str, Path, Path]]:
         run_dir = work / f"{rules}_{n}p"
         if run_dir.exists():
             raise CommandError(f"the run directory {str(run_dir)!r} is there already")
-        plan.append((table, config, run_dir))
+        plan.append((table, run_dir, training_command(config, run_dir, args.set)))
     return plan
 
 
-def train(config: Path, run_dir: Path, overrides: Sequence[str]) -> tuple[list[str], float]:
-    """Run ``train.py`` on ``config`` into ``run_dir`` (``scripts/descent.py`` where the
-    config has a ``descent:`` section); its command and seconds."""
-    if "descent" in (yaml.safe_load(config.read_text(encoding="utf-8")) or {}):
-        if overrides:
-            raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
-        command = ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
-    else:
+def training_command(config: Path, run_dir: Path, overrides: Sequence[str]) -> list[str]:
+    """``train.py`` on ``config`` into ``run_dir``, or ``scripts/descent.py`` where the
+    config has a ``descent:`` section (which takes no ``--set``)."""
+    try:
+        data = read_yaml(config)
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+    if "descent" not in data:
         command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}"]
-    for item in overrides:
-        command += ["--set", item]
+        return command + [word for item in overrides for word in ("--set", item)]
+    if overrides:
+        raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
+    return ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
+
+
+def train(command: list[str]) -> float:
+    """Run a training ``command`` (:func:`training_command`); its seconds."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise CommandError(f"{' '.join(command)} failed: {one_line(done.stderr[-400:])}")
-    return command, time.perf_counter() - start
+    return time.perf_counter() - start
 
 
 def install(run_dir: Path, target: Path) -> Path:
@@ -140,9 +148,10 @@ def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[
     return {"steps": card.step, "nash_conv": figures, "gauntlet": gauntlet}
 
 
-def build(table: str, config: Path, run_dir: Path, args: Any) -> dict[str, Any]:
+def build(table: str, run_dir: Path, command: list[str], args: Any) -> dict[str, Any]:
     rules, n = parse_zoo_table(table)
-    command, seconds = train(config, run_dir, args.set)
+    config = Path(command[2])
+    seconds = train(command)
     out = zoo_dir(table, Path(args.out) if args.out else None)
     policy = install(run_dir, out)
     figures = measure(policy, rules, n, args.games, args.workers)
@@ -202,8 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         plan = check(args)
         print(f"zoo: {len(plan)} tables into {args.out or zoo_folder()}", flush=True)
-        for table, config, run_dir in plan:
-            print(summary(build(table, config, run_dir, args)), flush=True)
+        for table, run_dir, command in plan:
+            print(summary(build(table, run_dir, command, args)), flush=True)
         return 0
 
     return run_command(PROG, body)
