@@ -2,29 +2,35 @@
 
     python scripts/descent.py --config configs/zoo/revised_2p.yaml --out runs/descent-revised-2p
         [--iterations 2000] [--lr 0.003] [--lr-end 0.02] [--report-every 25] [--other-states]
+        [--whole-game [--round-weight 0.5]] [--init POLICY]
 
 The config gives the table (``rules``, ``num_players``: one table) and the network
 (``net_arch``, ``activation``, ``features``, ``seed``); its PPO settings are not read.
 A ``descent:`` section in it (``iterations``, ``lr``, ``lr_end``, ``report_every``,
-``other_states``) sets what the flags do not (``configs/zoo/`` uses it, so that
-``scripts/zoo.py`` can train a table this way).
+``other_states``, ``whole_game``, ``round_weight``) sets what the flags do not
+(``scripts/zoo.py`` trains a table whose config has one this way). A ``then:`` mapping
+in that section (the same keys; the flags set only the first stage) is a second stage,
+started from the weights the first one kept: ``configs/descent/revised_2p.yaml``
+descends on the first round, then on the whole game.
 :mod:`grove_env.training.descent` says what an iteration is. Written to ``--out`` (a new
 folder):
 
 - ``config.yaml``: the config as used, with its ``descent:`` settings;
-- ``best_policy.json``/``.pt``: the lowest-NashConv weights, safe format, playing by
-  sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and
-  the analysis;
-- ``descent.csv``: ``iteration,nash_conv,seconds`` at every measurement (of one round,
-  or of the whole game with ``--whole-game``);
+- ``best_policy.json``/``.pt``: the lowest-NashConv weights (of the last stage), safe
+  format, playing by sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments,
+  the gauntlet and the analysis;
+- ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
+  iterations and seconds counted from the first stage's start, ``measure`` ``round``
+  (one round) or ``game`` (the whole game, with ``--whole-game``);
 - ``result.json``: the settings, the iteration kept, and the kept policy's exact NashConv
   as it plays (one round in markers; at two players the whole game in outcome units).
 
 With ``--other-states`` each iteration also descends on the round at one later public
 state of the game (drawn at random), so that the rounds after the first are trained too.
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
-(:mod:`grove_env.training.descent_game`); ``--init POLICY`` starts from a policy of the
-same network, e.g. a round descent's.
+(:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
+own loss (its markers) times ``W``; ``--init POLICY`` starts from a policy of the same
+network, e.g. a round descent's.
 A bad config or an existing ``--out`` is one line on stderr (exit code 2).
 """
 
@@ -65,22 +71,38 @@ DEFAULTS: dict[str, Any] = {
     "report_every": 25,
     "other_states": False,
     "whole_game": False,
+    "round_weight": 0.0,
 }
 
 
-def descent_settings(section: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """The settings: the flags given, else the config's ``descent:`` section, else the
-    defaults; a section with other keys or kinds of value is a :class:`ConfigError`."""
-    if not isinstance(section, dict) or set(section) - set(DEFAULTS):
-        raise ConfigError(f"the descent: section takes {', '.join(DEFAULTS)}; got {section!r}")
-    out = {}
+def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str, Any]:
+    """The settings: the flags given (``args``; none for a ``then:`` stage), else the
+    config's ``descent:`` section, else the defaults; a section with other keys or kinds
+    of value is a :class:`ConfigError`. A ``then:`` mapping in it is one more stage,
+    read the same way (flags aside), started from the weights the first one kept."""
+    allowed = set(DEFAULTS) | ({"then"} if args is not None else set())
+    if not isinstance(section, dict) or set(section) - allowed:
+        raise ConfigError(
+            f"the descent: section takes {', '.join(sorted(allowed))}; got {section!r}"
+        )
+    out: dict[str, Any] = {}
     for key, default in DEFAULTS.items():
-        flag = getattr(args, key)
+        flag = getattr(args, key) if args is not None else None
         value = flag if flag is not None else section.get(key, default)
         if type(value) is not type(default) and not (type(default) is float and type(value) is int):
             raise ConfigError(f"descent: {key} is a {type(default).__name__}, got {value!r}")
         out[key] = value
+    if out["round_weight"] and not out["whole_game"]:
+        raise ConfigError("descent: round_weight is for a whole_game stage")
+    if section.get("then") is not None:
+        out["then"] = descent_settings(section["then"], None)
     return out
+
+
+def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stages in order: the settings, then their ``then:`` stage if any."""
+    first = {k: v for k, v in settings.items() if k != "then"}
+    return [first] + ([settings["then"]] if "then" in settings else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
         "continuation values, NashConv of the whole game every --report-every (say 100)",
     )
     p.add_argument(
+        "--round-weight",
+        type=float,
+        default=None,
+        help="with --whole-game: add the first round's own descent loss (markers), "
+        "times this weight, to keep its one-round NashConv low (0)",
+    )
+    p.add_argument(
         "--init",
         default=None,
         metavar="POLICY",
@@ -127,8 +156,15 @@ def main(argv: list[str] | None = None) -> int:
         ((rules, n),) = tables
         if n >= 5:
             raise ConfigError("one round at 5 players is beyond the exact analysis here")
-        if settings["whole_game"] and (n != 2 or settings["other_states"]):
-            raise ConfigError("whole_game is for two players, without other_states")
+        for stage in stages_of(settings):
+            if stage["whole_game"] and (n != 2 or stage["other_states"]):
+                raise ConfigError("whole_game is for two players, without other_states")
+            check_settings(
+                stage["iterations"],
+                stage["lr"],
+                stage["lr_end"],
+                ("report_every", stage["report_every"]),
+            )
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
@@ -138,12 +174,6 @@ def main(argv: list[str] | None = None) -> int:
                 raise ConfigError(f"--init {args.init!r} is another network than the config's")
             actor.load_state_dict(start.state_dict())
         tree = round_tree(get_rules(rules), n)
-        check_settings(
-            settings["iterations"],
-            settings["lr"],
-            settings["lr_end"],
-            ("report_every", settings["report_every"]),
-        )
     except (ConfigError, ValueError, ModelFileError) as e:
         print(f"descent: {e}", file=sys.stderr)
         return 2
@@ -153,46 +183,52 @@ def main(argv: list[str] | None = None) -> int:
     )
     began = time.perf_counter()
     log = (out / "descent.csv").open("w")
-    log.write("iteration,nash_conv,seconds\n")
+    log.write("iteration,nash_conv,seconds,measure\n")
+    also: list = []
+    done = kept_at = 0
+    for stage in stages_of(settings):
+        measured_on = "game" if stage["whole_game"] else "round"
 
-    def report(r: DescentReport) -> None:
-        log.write(f"{r.iteration},{r.nash_conv:.6f},{r.seconds:.1f}\n")
-        log.flush()
-        line = f"iteration {r.iteration}: NashConv {r.nash_conv:.4f} ({r.seconds:.0f} s)"
-        print(line, flush=True)
+        def report(r: DescentReport, done: int = done, measured_on: str = measured_on) -> None:
+            seconds = time.perf_counter() - began
+            log.write(f"{done + r.iteration},{r.nash_conv:.6f},{seconds:.1f},{measured_on}\n")
+            log.flush()
+            line = f"iteration {done + r.iteration}: NashConv {r.nash_conv:.4f} ({measured_on})"
+            print(f"{line} ({seconds:.0f} s)", flush=True)
 
-    wanted = settings["other_states"]
-    also = other_states(actor, get_rules(rules), n, cfg.max_rounds) if wanted else []
-    if also:
-        print(f"{len(also)} later public states, one drawn per iteration", flush=True)
-    if settings["whole_game"]:
-        reports = descend_game(
-            actor,
-            get_rules(rules),
-            n,
-            cfg.max_rounds,
-            settings["iterations"],
-            settings["lr"],
-            settings["lr_end"],
-            settings["report_every"],
-            on_report=report,
-            seed=cfg.seed,
-        )
-    else:
-        reports = descend(
-            actor,
-            tree,
-            settings["iterations"],
-            settings["lr"],
-            settings["lr_end"],
-            settings["report_every"],
-            on_report=report,
-            also=also,
-            seed=cfg.seed,
-        )
+        if stage["other_states"] and not also:
+            also = other_states(actor, get_rules(rules), n, cfg.max_rounds)
+            print(f"{len(also)} later public states, one drawn per iteration", flush=True)
+        if stage["whole_game"]:
+            reports = descend_game(
+                actor,
+                get_rules(rules),
+                n,
+                cfg.max_rounds,
+                stage["iterations"],
+                stage["lr"],
+                stage["lr_end"],
+                stage["report_every"],
+                on_report=report,
+                seed=cfg.seed,
+                round_weight=stage["round_weight"],
+            )
+        else:
+            reports = descend(
+                actor,
+                tree,
+                stage["iterations"],
+                stage["lr"],
+                stage["lr_end"],
+                stage["report_every"],
+                on_report=report,
+                also=also if stage["other_states"] else [],
+                seed=cfg.seed,
+            )
+        kept_at = done + lowest(reports).iteration
+        done += stage["iterations"]
     log.close()
-    kept = lowest(reports)
-    save_policy(actor, checkpoint.policy_card(cfg, kept.iteration), out / BEST_POLICY)
+    save_policy(actor, checkpoint.policy_card(cfg, kept_at), out / BEST_POLICY)
     measured = final_nash_conv(f"ppo:{out}", rules, n, cfg.max_rounds)
     result = {
         "config": args.config,
@@ -202,12 +238,12 @@ def main(argv: list[str] | None = None) -> int:
         **settings,
         "later_states": len(also),
         "init": args.init,
-        "kept_iteration": kept.iteration,
+        "kept_iteration": kept_at,
         "nash_conv": measured,
         "seconds": round(time.perf_counter() - began, 1),
     }
     (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(f"kept iteration {kept.iteration}; " + nash_conv_line(measured), flush=True)
+    print(f"kept iteration {kept_at}; " + nash_conv_line(measured), flush=True)
     return 0
 
 

@@ -32,6 +32,11 @@ def test_the_shipped_configs_exist_and_are_valid() -> None:
         assert cfg.rollout_size % cfg.batch_size == 0
 
 
+def test_a_descent_config_is_refused_with_where_it_belongs() -> None:
+    with pytest.raises(ConfigError, match="is for scripts/descent.py"):
+        config_from_dict({"rules": "revised", "num_players": 2, "descent": {"iterations": 5}})
+
+
 def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
     cfg = TrainConfig()
     path = tmp_path / "c.yaml"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from command_lines import load_script
 
 from grove_env.analysis import nash_conv
 from grove_env.analysis.best_response import (
@@ -26,10 +28,12 @@ from grove_env.analysis.whole_game import public_states
 from grove_env.rules import get_rules
 from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
-from grove_env.training.config import load_config
+from grove_env.training.config import config_from_dict, load_config, read_yaml
 from grove_env.training.descent import (
     branch_probabilities,
+    check_settings,
     descend,
+    descent_loss,
     lowest,
     other_states,
     tree_inputs,
@@ -111,7 +115,8 @@ def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     result = json.loads((out / "result.json").read_text())
     rows = (out / "descent.csv").read_text().splitlines()
-    assert rows[0] == "iteration,nash_conv,seconds" and len(rows) == 4
+    assert rows[0] == "iteration,nash_conv,seconds,measure" and len(rows) == 4
+    assert all(row.endswith(",round") for row in rows[1:])
     kept = min(rows[1:], key=lambda r: float(r.split(",")[1]))
     assert result["kept_iteration"] == int(kept.split(",")[0])
     measured = nash_conv(f"ppo:{out}", "revised", 2).nash_conv
@@ -179,6 +184,80 @@ def test_whole_game_descent_measures_what_the_analysis_measures_and_keeps_the_lo
     assert kept.nash_conv < before
     after = nash_conv(as_played, "revised", 2, whole_game=True).nash_conv
     assert after == pytest.approx(kept.nash_conv, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_the_round_weight_adds_the_first_rounds_own_loss(tree, monkeypatch) -> None:
+    import grove_env.training.descent_game as descent_game
+
+    first_step = []
+
+    def one_step(actor, iterations, lr, lr_end, every, measure, loss, on_report=None):
+        measure()  # the stages and their payoffs, as the loop's first measurement makes them
+        first_step.append(loss().item())
+        return []
+
+    monkeypatch.setattr(descent_game, "run_descent", one_step)
+    actor = fresh_actor()
+    for weight in (0.0, 2.0):
+        descend_game(
+            actor, get_rules("revised"), 2, 100, iterations=1, lr=0.003, round_weight=weight
+        )
+    own = descent_loss(tree, branch_probabilities(actor, tree_inputs(actor, tree))).item()
+    assert abs(own) > 0.01
+    assert first_step[1] - first_step[0] == pytest.approx(2.0 * own, rel=1e-4)
+
+
+@pytest.mark.slow
+def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_path) -> None:
+    config = tmp_path / "two.yaml"
+    stages = "{iterations: 4, report_every: 2, then: {whole_game: true, iterations: 2, "
+    config.write_text(CONFIG.read_text() + f"descent: {stages}report_every: 1}}}}\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
+    assert [(int(r[0]), r[3]) for r in rows] == [
+        (0, "round"), (2, "round"), (4, "round"), (4, "game"), (5, "game"), (6, "game")
+    ]  # fmt: skip
+    game = {int(r[0]): float(r[1]) for r in rows if r[3] == "game"}
+    result = json.loads((out / "result.json").read_text())
+    assert result["then"]["whole_game"] and result["then"]["iterations"] == 2
+    assert result["kept_iteration"] == min(game, key=lambda k: (game[k], k))
+    assert result["nash_conv"]["game"] == pytest.approx(min(game.values()), abs=1e-5)
+    config.write_text(CONFIG.read_text() + "descent: {iterations: 4, report_every: 2}\n")
+    alone = subprocess.run(
+        [*command[:-1], str(tmp_path / "alone")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert alone.returncode == 0, alone.stderr
+    first = json.loads((tmp_path / "alone" / "result.json").read_text())["nash_conv"]["game"]
+    assert game[4] == pytest.approx(first, abs=1e-5)  # stage 2 began where stage 1 kept
+    for bad, says in [
+        ("{round_weight: 0.5}", "round_weight is for a whole_game stage"),
+        ("{then: {then: {}}}", "takes"),
+        ("{then: {whole_game: true, other_states: true}}", "without other_states"),
+    ]:
+        config.write_text(CONFIG.read_text() + f"descent: {bad}\n")
+        refused = subprocess.run(
+            [*command[:-1], str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True
+        )
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert says in refused.stderr and not (tmp_path / "bad").exists()
+
+
+def test_the_shipped_descent_configs_are_valid() -> None:
+    script = load_script("descent")
+    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS))
+    configs = sorted((ROOT / "configs" / "descent").glob("*.yaml"))
+    assert configs
+    for path in configs:
+        data = read_yaml(path)
+        stages = script.stages_of(script.descent_settings(data.pop("descent"), no_flags))
+        assert len(config_from_dict(data).table_list()) == 1, path
+        for stage in stages:
+            every = ("report_every", stage["report_every"])
+            check_settings(stage["iterations"], stage["lr"], stage["lr_end"], every)
 
 
 def test_whole_game_descent_is_for_two_players() -> None:

@@ -160,6 +160,10 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
         raise ConfigError(f"config keys are names, got {shown(bad_keys[0])}")
+    if "descent" in data:
+        raise ConfigError(
+            "a descent: section is for scripts/descent.py (exploitability descent), not PPO"
+        )
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as e:

@@ -58,9 +58,14 @@ def descend_game(
     refresh: int = 100,
     on_report: Callable[[DescentReport], None] | None = None,
     seed: int = 0,
+    round_weight: float = 0.0,
 ) -> list[DescentReport]:
     """Train ``actor`` by stage-wise descent over the whole game (module docstring); leave
-    it holding the weights of the lowest whole-game NashConv measured. Two players."""
+    it holding the weights of the lowest whole-game NashConv measured. Two players.
+
+    ``round_weight``: the first round's own descent loss (its markers as payoffs, as the
+    one-round NashConv counts them), times this weight, is added to each step, so that
+    the policy stays near the round's equilibrium while it learns the game's."""
     if num_players != 2:
         raise ValueError("whole-game descent is for two players")
     check_settings(iterations, lr, lr_end, ("refresh", refresh))  # before the inputs
@@ -88,7 +93,10 @@ def descend_game(
         other = keys[int(rng.integers(len(keys)))]
         total = torch.zeros(())
         for key in (first, other):
-            total = total + descent_loss(stages[key], branch_probabilities(actor, inputs[key]))
+            probs = branch_probabilities(actor, inputs[key])
+            total = total + descent_loss(stages[key], probs)
+            if key == first and round_weight:
+                total = total + round_weight * descent_loss(trees[states.first(first[1])], probs)
         return total
 
     return run_descent(
