@@ -11,7 +11,7 @@ rec() { kind=$1 name=$2; shift 2; [[ -z "${ONLY:-}" || "$ONLY" == "$kind" ]] || 
         python scripts/record_result.py --kind "$kind" "$DATA/$kind/$name.json" -- "$@"; }
 
 rec gauntlet heuristic-all-tables grove-gauntlet --agent heuristic --rules all --players all \
-    --games 400 --seed 0 --json {json}
+    --games 2000 --seed 0 --workers 2 --json {json}
 
 for rules in classic revised; do
     for agent in random greedy heuristic cfr cfr-round; do
