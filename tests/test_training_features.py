@@ -100,3 +100,19 @@ def test_own_views_read_from_the_blocks_equal_the_rows_view(rules: str, n: int) 
     rows = Rows.of(obs)
     assert np.array_equal(pool, rows.pool) and np.array_equal(seen, rows.seen)
     assert (seen >= 0).any() and (pool.sum(axis=1) < rows.in_play.sum(axis=1)).all()
+
+
+@pytest.mark.parametrize(
+    "rules,n", [("classic", 2), ("classic", 4), ("revised", 3), ("revised", 5)]
+)
+def test_stack_and_later_accuser_features_match_the_rows_fields(rules: str, n: int) -> None:
+    # extra_features reads the stacks and the player count as one matrix product; Rows
+    # reads the same fields one by one.
+    obs = np.array([o for _, _, o in itertools.islice(positions(rules, n, 20, 3), 500)])
+    rows = Rows.of(obs)
+    extra = extra_features(torch.as_tensor(obs)).numpy()
+    np.testing.assert_array_equal(extra[:, 3:6], (rows.heights / 5.0).astype(np.float32))
+    accusing = rows.phase == 2
+    later = np.where(accusing, n - rows.position - 1, 0)
+    np.testing.assert_array_equal(extra[:, 6], (later / 5.0).astype(np.float32))
+    assert accusing.any() and (later > 0).any() and (rows.heights > 0).any()

@@ -57,40 +57,70 @@ import numpy as np
 import torch
 from torch import nn
 
-from grove_env.observation import OFF_ACCUSATIONS, OFF_PHASE, OFF_PLAYERS
+from grove_env.observation import OFF_ACCUSATIONS, OFF_PHASE, OFF_PLAYERS, OFF_ROUND
 from grove_env.odds import culprit_counts
 from grove_env.rules import MAX_PLAYERS
 
 from ..heuristic.advice import ADVICE_SIZE, advised
-from ..views.rows import own_views
+from ..views.rows import VIEW_WEIGHTS, split_view
 from .actor import Actor
 
 NUM_EXTRA = 7
+VIEW_WIDTH = VIEW_WEIGHTS.shape[1]
 FEATURE_KINDS = ("observation", "culprit_odds", "advice")
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def _input_weights() -> torch.Tensor:
+    """``float32[15, 125]``: one product gives the seat's view (11 columns,
+    :data:`~grove_env.agents.views.rows.VIEW_WEIGHTS`), the markers on each suspect (3:
+    the accusation blocks summed over seats) and the player count (1: its one-hot block
+    times 2 .. 5). Stored transposed: ``W @ obs.T`` is the faster product for 15 outputs."""
+    w = np.zeros((OFF_ROUND + 1, VIEW_WIDTH + 4), dtype=np.float32)
+    w[:, :VIEW_WIDTH] = VIEW_WEIGHTS
+    for seat in range(MAX_PLAYERS):
+        for slot in range(3):
+            w[OFF_ACCUSATIONS + 3 * seat + slot, VIEW_WIDTH + slot] = 1.0
+    w[OFF_PLAYERS : OFF_PLAYERS + 4, VIEW_WIDTH + 3] = np.arange(2, 6)
+    return torch.from_numpy(np.ascontiguousarray(w.T))
+
+
+_INPUT_WEIGHTS = _input_weights()
+
+
+def _products(obs: torch.Tensor) -> torch.Tensor:
+    """``float32[B, 15]`` of :func:`_input_weights`, on the CPU (exact: small integers)."""
+    flat = obs.detach().to("cpu", torch.float32)
+    return (_INPUT_WEIGHTS @ flat[:, : OFF_ROUND + 1].T).T
+
+
+def _odds(view: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    counts = culprit_counts(*split_view(view.numpy()))
+    total = counts.sum(axis=1, keepdims=True)
+    odds = np.where(total > 0, counts / np.maximum(total, 1), 1.0 / 3.0)
+    return torch.as_tensor(odds, dtype=like.dtype, device=like.device)
 
 
 def culprit_odds(obs: torch.Tensor) -> torch.Tensor:
     """``[B, 3]`` probability that each suspect slot holds the culprit (module docstring):
     :func:`grove_env.odds.culprit_counts` of the seat's view over their total, and 1/3
     each where nothing is counted (all three slots unseen). It is an input, not a
-    weight: computed in NumPy, without gradient, on the rows' own device afterwards."""
-    pool, seen = own_views(obs.detach().cpu().numpy())
-    counts = culprit_counts(pool, seen)
-    total = counts.sum(axis=1, keepdims=True)
-    odds = np.where(total > 0, counts / np.maximum(total, 1), 1.0 / 3.0)
-    return torch.as_tensor(odds, dtype=obs.dtype, device=obs.device)
+    weight: computed without gradient, on the rows' own device afterwards."""
+    return _odds(_products(obs)[:, :VIEW_WIDTH], obs)
 
 
 def extra_features(obs: torch.Tensor) -> torch.Tensor:
-    """``[B, 7]``: culprit odds, stack sizes / 5, later accusers / 5."""
-    b = obs.shape[0]
-    accused = obs[:, OFF_ACCUSATIONS : OFF_ACCUSATIONS + 3 * MAX_PLAYERS].reshape(b, MAX_PLAYERS, 3)
-    stacks = accused.sum(1)
-    players = obs[:, OFF_PLAYERS : OFF_PLAYERS + 4].argmax(1).to(obs.dtype) + 2.0
-    accusing = obs[:, OFF_PHASE + 2]
+    """``[B, 7]``: culprit odds, stack sizes / 5, later accusers / 5.
+
+    The seat's view, the stacks and the player count are one matrix product of the
+    rows (:func:`_input_weights`); the rest is a few operations per row."""
+    products = _products(obs)
+    stacks = products[:, VIEW_WIDTH : VIEW_WIDTH + 3].to(obs.device, obs.dtype)
+    players = products[:, VIEW_WIDTH + 3].to(obs.device, obs.dtype)
+    accusing = obs[:, OFF_PHASE + 2].detach()
     later = (players - stacks.sum(1) - 1.0).clamp(min=0.0) * accusing
-    return torch.cat([culprit_odds(obs), stacks / 5.0, later[:, None] / 5.0], dim=1)
+    odds = _odds(products[:, :VIEW_WIDTH], obs)
+    return torch.cat([odds, stacks / 5.0, later[:, None] / 5.0], dim=1)
 
 
 def reads(features: str, observation_size: int) -> int:

@@ -102,23 +102,50 @@ def tables(obs: np.ndarray) -> list[tuple[RuleSet, int, np.ndarray]]:
     return out
 
 
+def _view_weights() -> np.ndarray:
+    """:data:`VIEW_WEIGHTS` (its docstring)."""
+    w = np.zeros((OFF_ROUND + 1, NUM_VALUES + 3), dtype=np.float32)
+    values = np.arange(NUM_VALUES)
+    w[OFF_TILES_IN_PLAY + values, values] = 2.0
+    for offset in (OFF_DEALT, OFF_RECEIVED, OFF_SPARE, OFF_VICTIM):
+        w[offset + values, values] -= 1.0
+    for slot in range(3):
+        block = OFF_SEEN + NUM_VALUES * slot + values
+        w[block, values] -= 1.0
+        w[block, NUM_VALUES + slot] = values + 1.0
+    w.flags.writeable = False
+    return w
+
+
+VIEW_WEIGHTS = _view_weights()
+"""``float32[125, 11]``: observation rows times this matrix are their seats' views, which
+:func:`split_view` reads. Columns 0-7: per tile value, twice the tiles-in-play entry (it
+holds copies / 2) less the one-hot entries of every tile the seat knows (dealt,
+received, spare, the three seen slots, victim). Columns 8-10: per suspect slot, the
+tile index + 1 of its seen block (0 where nothing was seen). Every product and sum is
+of small integers, so the product is exact in float32, whichever library computes it
+(the policy network's input path computes it in torch, beside its other passes)."""
+
+
+def split_view(product: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(pool int[K, 8], seen int[K, 3])`` from rows times :data:`VIEW_WEIGHTS`.
+
+    Rows that are not observations (a test's random floats) still give tile indices in
+    range, so that the odds of such a row are some number rather than an IndexError."""
+    view = np.rint(product).astype(np.int64)
+    return view[:, :NUM_VALUES], np.clip(view[:, NUM_VALUES:] - 1, -1, NUM_VALUES - 1)
+
+
 def own_views(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(pool int[K, 8], seen int[K, 3])`` of observation rows of any tables: the view of
     each row's own seat that :func:`grove_env.odds.culprit_counts` reads (neither field
     depends on the table, so a mixed batch needs no split).
 
     The same view as :attr:`Rows.pool` and :attr:`Rows.seen` of ``Rows.of(obs)``, read
-    straight from the one-hot blocks: the tiles this seat knows (dealt, received, spare,
-    seen, victim) are the sum of their blocks, with no tile indices in between. It is on
-    the policy network's input path, so it reads six fields rather than fifteen."""
-    obs = np.asarray(obs)
-    k = len(obs)
-    seen_blocks = obs[:, OFF_SEEN : OFF_SEEN + 24].reshape(k, 3, 8)
-    known = seen_blocks.sum(axis=1)
-    for offset in (OFF_DEALT, OFF_RECEIVED, OFF_SPARE, OFF_VICTIM):
-        known = known + obs[:, offset : offset + 8]
-    in_play = np.rint(obs[:, OFF_TILES_IN_PLAY : OFF_TILES_IN_PLAY + 8] * 2)
-    return (in_play - known).astype(int), tile_index(seen_blocks)
+    straight from the one-hot blocks as one product with :data:`VIEW_WEIGHTS`: the tiles
+    the seat knows are the sum of their blocks, and a seen slot's tile index is its
+    block's dot product with ``1 .. 8`` (less one)."""
+    return split_view(np.asarray(obs, dtype=np.float32) @ VIEW_WEIGHTS)
 
 
 @dataclass(frozen=True, eq=False)
