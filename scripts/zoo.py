@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +77,22 @@ def parser() -> Parser:
     return p
 
 
-def check(args: Any) -> list[tuple[str, Path, list[str]]]:
-    """``(table, run_dir, training command)`` per table, everything checked (the configs
-    read) before any training."""
+@dataclass(frozen=True)
+class TablePlan:
+    """What re-training one table runs, settled (its config read) before any training."""
+
+    table: str
+    run_dir: Path
+    config: Path
+    command: list[str]
+    """The training script and its arguments (run with this interpreter from ``ROOT``)."""
+    shown: str
+    """What the card tells a reader to run: the config as named here, no run directory."""
+
+
+def check(args: Any) -> list[TablePlan]:
+    """A :class:`TablePlan` per table, everything checked (the configs read) before any
+    training."""
     if args.games < 1 or args.workers < 1:
         raise usage_error(f"--games and --workers are >= 1, got {args.games}, {args.workers}")
     work = Path(args.work or ROOT / "runs" / f"zoo-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -94,23 +108,33 @@ def check(args: Any) -> list[tuple[str, Path, list[str]]]:
         run_dir = work / f"{rules}_{n}p"
         if run_dir.exists():
             raise CommandError(f"the run directory {str(run_dir)!r} is there already")
-        plan.append((table, run_dir, training_command(config, run_dir, args.set)))
+        plan.append(table_plan(table, config, run_dir, args.set))
     return plan
 
 
-def training_command(config: Path, run_dir: Path, overrides: Sequence[str]) -> list[str]:
+def shown_path(config: Path) -> str:
+    """A config's path as a card shows it: relative to the repository where it is inside."""
+    return str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
+
+
+def table_plan(table: str, config: Path, run_dir: Path, overrides: Sequence[str]) -> TablePlan:
     """``train.py`` on ``config`` into ``run_dir``, or ``scripts/descent.py`` where the
     config has a ``descent:`` section (which takes no ``--set``)."""
     try:
         data = read_yaml(config)
     except ConfigError as e:
         raise CommandError(str(e)) from None
+    named = shown_path(config)
     if "descent" not in data:
-        command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}"]
-        return command + [word for item in overrides for word in ("--set", item)]
-    if overrides:
-        raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
-    return ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
+        sets = [word for item in overrides for word in ("--set", item)]
+        command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}", *sets]
+        shown = ["python", "train.py", "--config", named, *sets]
+    else:
+        if overrides:
+            raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
+        command = ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
+        shown = ["python", "scripts/descent.py", "--config", named, "--out", "OUT"]
+    return TablePlan(table, run_dir, config, command, " ".join(shown))
 
 
 def train(command: list[str]) -> float:
@@ -148,22 +172,21 @@ def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[
     return {"steps": card.step, "nash_conv": figures, "gauntlet": gauntlet}
 
 
-def build(table: str, run_dir: Path, command: list[str], args: Any) -> dict[str, Any]:
+def build(plan: TablePlan, args: Any) -> dict[str, Any]:
+    table, run_dir = plan.table, plan.run_dir
     rules, n = parse_zoo_table(table)
-    config = Path(command[2])
-    seconds = train(command)
+    seconds = train(plan.command)
     out = zoo_dir(table, Path(args.out) if args.out else None)
     policy = install(run_dir, out)
     figures = measure(policy, rules, n, args.games, args.workers)
     used = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
     used.pop("run_dir", None)  # a path of the machine that trained it
-    shown = str(config.relative_to(ROOT)) if config.is_relative_to(ROOT) else str(config)
     versions = run_dir / "versions.json"
     card = {
         "table": table,
         "spec": f"zoo:{table}",
         "config": {
-            "file": shown,
+            "file": shown_path(plan.config),
             "as_used": used,
         },
         "steps": figures["steps"],
@@ -171,22 +194,12 @@ def build(table: str, run_dir: Path, command: list[str], args: Any) -> dict[str,
         "nash_conv": figures["nash_conv"],
         "gauntlet": figures["gauntlet"],
         "train_seconds": round(seconds, 1),
-        "command": shown_command(command, shown),
+        "command": plan.shown,
         "versions": json.loads(versions.read_text()) if versions.is_file() else None,
     }
     assert tuple(card) == ZOO_CARD_FIELDS
     (out / ZOO_CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card
-
-
-def shown_command(command: list[str], config: str) -> str:
-    """What a reader runs to train the table again: the config as the card names it,
-    without this machine's run directory (``--out OUT`` for the descent script)."""
-    words = ["python", command[0], "--config", config]
-    rest = command[5:]  # after --set run_dir=... or --out RUN_DIR
-    if command[0] != "train.py":
-        rest = ["--out", "OUT", *rest]
-    return " ".join(words + rest)
 
 
 def summary(card: dict[str, Any]) -> str:
@@ -211,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         plan = check(args)
         print(f"zoo: {len(plan)} tables into {args.out or zoo_folder()}", flush=True)
-        for table, run_dir, command in plan:
-            print(summary(build(table, run_dir, command, args)), flush=True)
+        for table in plan:
+            print(summary(build(table, args)), flush=True)
         return 0
 
     return run_command(PROG, body)

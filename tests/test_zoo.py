@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from command_lines import load_script
 
 from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.arena.tournament import run_tournament
@@ -112,6 +113,33 @@ def zoo_script(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
     )
+
+
+def test_the_plan_carries_the_config_and_the_command_a_card_shows(tmp_path):
+    zoo = load_script("zoo")
+    shipped = ROOT / "configs" / "zoo" / "classic_4p.yaml"
+    plan = zoo.table_plan("classic-4p", shipped, tmp_path / "run", ["seed=3", "lr_schedule=linear"])
+    assert plan.config == shipped and plan.run_dir == tmp_path / "run"
+    assert plan.command == [
+        "train.py", "--config", str(shipped), "--set", f"run_dir={tmp_path / 'run'}",
+        "--set", "seed=3", "--set", "lr_schedule=linear",
+    ]  # fmt: skip
+    assert plan.shown == (
+        "python train.py --config configs/zoo/classic_4p.yaml --set seed=3 --set lr_schedule=linear"
+    )
+    descent = tmp_path / "revised_2p.yaml"
+    descent.write_text(shipped.read_text() + "descent: {iterations: 4}\n")
+    plan = zoo.table_plan("revised-2p", descent, tmp_path / "d", [])
+    assert plan.command == [
+        "scripts/descent.py",
+        "--config",
+        str(descent),
+        "--out",
+        str(tmp_path / "d"),
+    ]
+    assert plan.shown == f"python scripts/descent.py --config {descent} --out OUT"
+    with pytest.raises(zoo.CommandError, match="--set does not apply"):
+        zoo.table_plan("revised-2p", descent, tmp_path / "d", ["seed=1"])
 
 
 @pytest.mark.slow
