@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from grove_env.agents.views.rows import Rows, own_views
+from grove_env.agents.views.rows import VIEW_WEIGHTS, Rows, split_view
 from grove_env.core import Game, culprit_slot
 from grove_env.observation import ObservationEncoder
 from grove_env.training.features import NUM_EXTRA, GroveFeatures, culprit_odds, extra_features
@@ -93,10 +93,10 @@ def test_culprit_odds_of_a_mixed_batch_are_each_tables_own() -> None:
 @pytest.mark.parametrize(
     "rules,n", [("classic", 3), ("classic", 4), ("revised", 2), ("revised", 5)]
 )
-def test_own_views_read_from_the_blocks_equal_the_rows_view(rules: str, n: int) -> None:
-    # own_views sums the one-hot blocks of the known tiles; Rows.pool counts their indices.
+def test_the_view_product_equals_the_rows_view(rules: str, n: int) -> None:
+    # The view is one product of the one-hot blocks; Rows.pool counts their indices.
     obs = np.array([o for _, _, o in itertools.islice(positions(rules, n, 30, 5), 600)])
-    pool, seen = own_views(obs)
+    pool, seen = split_view(obs @ VIEW_WEIGHTS)
     rows = Rows.of(obs)
     assert np.array_equal(pool, rows.pool) and np.array_equal(seen, rows.seen)
     assert (seen >= 0).any() and (pool.sum(axis=1) < rows.in_play.sum(axis=1)).all()

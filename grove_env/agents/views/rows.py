@@ -128,24 +128,15 @@ of small integers, so the product is exact in float32, whichever library compute
 
 
 def split_view(product: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(pool int[K, 8], seen int[K, 3])`` from rows times :data:`VIEW_WEIGHTS`.
+    """``(pool int[K, 8], seen int[K, 3])`` from rows times :data:`VIEW_WEIGHTS`: the view
+    of each row's own seat that :func:`grove_env.odds.culprit_counts` reads, the same as
+    :attr:`Rows.pool` and :attr:`Rows.seen` (neither depends on the table, so a mixed
+    batch needs no split).
 
     Rows that are not observations (a test's random floats) still give tile indices in
     range, so that the odds of such a row are some number rather than an IndexError."""
     view = np.rint(product).astype(np.int64)
     return view[:, :NUM_VALUES], np.clip(view[:, NUM_VALUES:] - 1, -1, NUM_VALUES - 1)
-
-
-def own_views(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(pool int[K, 8], seen int[K, 3])`` of observation rows of any tables: the view of
-    each row's own seat that :func:`grove_env.odds.culprit_counts` reads (neither field
-    depends on the table, so a mixed batch needs no split).
-
-    The same view as :attr:`Rows.pool` and :attr:`Rows.seen` of ``Rows.of(obs)``, read
-    straight from the one-hot blocks as one product with :data:`VIEW_WEIGHTS`: the tiles
-    the seat knows are the sum of their blocks, and a seen slot's tile index is its
-    block's dot product with ``1 .. 8`` (less one)."""
-    return split_view(np.asarray(obs, dtype=np.float32) @ VIEW_WEIGHTS)
 
 
 @dataclass(frozen=True, eq=False)
