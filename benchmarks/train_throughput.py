@@ -16,6 +16,10 @@ in two opponent settings:
 
 ``--shared-trunk`` gives the batched backend's value one linear layer on the policy's
 last hidden layer (``shared_trunk: true``) instead of a network of its own.
+``--learn-from live_seats`` has the batched backend learn from every seat that the live
+weights play (``learn_from: live_seats``, :mod:`grove_env.training.batched.lanes`): in
+self-play each engine step is then a learner step. A learner step is one decision that
+the update learns from, in both backends and both modes.
 
 Each figure is measured in a fresh interpreter (a spawned process), so that neither
 backend inherits the torch thread pool or the allocator's state of the other. For each:
@@ -108,7 +112,7 @@ def batched_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, fl
 
         def collect() -> None:
             for _ in range(rollouts):
-                trainer.collector.collect(trainer.rollout, lambda n: True)
+                trainer.collect(lambda n: True)
 
         def iterate() -> None:
             for _ in range(rollouts):
@@ -162,6 +166,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--shared-trunk", action="store_true", help="the batched backend's value on the policy"
     )
+    p.add_argument(
+        "--learn-from",
+        choices=("learner", "live_seats"),
+        default="learner",
+        help="the batched backend's learn_from (live_seats: every live seat's decisions)",
+    )
     p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     p.add_argument("--json", default=None, metavar="PATH", help="write the figures as JSON")
     args = p.parse_args(argv)
@@ -169,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     shape = (args.num_envs or base.num_envs, args.n_steps or base.n_steps)
     base = base.model_copy(update={"num_envs": shape[0], "n_steps": shape[1]})
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
+    out["batched_settings"] = {"learn_from": args.learn_from, "shared_trunk": args.shared_trunk}
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
     games = args.batched_num_envs or shape[0]
     if (shape[0] * shape[1]) % games:
@@ -177,8 +188,10 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.settings:
         for backend in ("sb3", "batched"):
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
-            if backend == "batched" and args.shared_trunk:
-                cfg = cfg.model_copy(update={"shared_trunk": True})
+            if backend == "batched":
+                cfg = cfg.model_copy(
+                    update={"shared_trunk": args.shared_trunk, "learn_from": args.learn_from}
+                )
             rates = in_fresh_process(backend, cfg, args.rollouts, args.repeats)
             out[backend][name] = rates
             print(
@@ -201,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{base.n_epochs} epochs, net {base.net_arch} {base.activation}, features "
         f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
         "each backend in a fresh process; "
+        f"the batched backend learns from: {args.learn_from}"
+        f"{', shared trunk' if args.shared_trunk else ''}; "
         f"load average {os.getloadavg()[0]:.2f})"
     )
     if args.json:

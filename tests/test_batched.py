@@ -180,6 +180,7 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
             *("--config", "configs/smoke.yaml", "--settings", "self_play"),
             *("--num-envs", "64", "--n-steps", "16", "--batched-num-envs", "128"),
             *("--repeats", "1", "--rollouts", "1", "--batched-threads", "1", "--json", str(out)),
+            *("--learn-from", "live_seats"),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -196,6 +197,8 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
     assert ratio["collect"] == pytest.approx(
         rates["batched"]["self_play"]["collect"] / rates["sb3"]["self_play"]["collect"]
     )
+    assert rates["batched_settings"] == {"learn_from": "live_seats", "shared_trunk": False}
+    assert "learns from: live_seats" in proc.stdout
     assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
 
 

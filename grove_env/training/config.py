@@ -72,6 +72,7 @@ BATCHED_ONLY = (
     "ent_coef_end",
     "magnet_coef_end",
     "shared_trunk",
+    "learn_from",
 )
 """Settings of the batched backend's loss (:class:`EquilibriumFields`) that SB3 and RLlib
 cannot honour: a config that changes one of them must say ``backend: batched``."""

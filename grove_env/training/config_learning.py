@@ -114,6 +114,14 @@ class EquilibriumFields(BaseModel):
     network of its own (``backend: batched``): about half the update's work; the policy
     file is the same."""
 
+    learn_from: Literal["learner", "live_seats"] = "learner"
+    """Whose decisions the update learns from (``backend: batched``): the learner seat's
+    of each game alone; or ``live_seats``: every seat that the live weights play as well
+    (in pure self-play, every seat), each seat's decisions a trajectory of its own
+    (:mod:`grove_env.training.batched.lanes`). A learner step is still one learnt
+    decision, so a self-play run of the same ``total_timesteps`` plays a quarter of the
+    games at four players, and takes less time."""
+
     learning_rate_end: Float = Field(0.0, ge=0.0)
     """Where ``lr_schedule: linear`` ends at ``total_timesteps``."""
     ent_coef_end: Float | None = Field(None, ge=0.0)

@@ -39,6 +39,8 @@ from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PRESENT, OFF_SE
 LIVE, POOL = "live", "pool"
 NO_OPPONENT = -1
 """Kind id of the learner's own seat."""
+LIVE_KIND = 0
+"""Kind id of ``live`` seats (the first of :attr:`Opponents.names`)."""
 
 MEMOISED = ("heuristic", "heuristic-trust")
 """Agents whose decisions cost enough that the training opponents cache them

@@ -38,6 +38,16 @@ round), and ``win``, computed here: at the end of a finished game the learner ge
 its win points minus the fair share, ``1/k - 1/n`` for a k-way tie for first, else
 ``-1/n`` (zero-sum, and exactly what the evaluations' win share measures).
 
+**Every live seat a learner** (``learners="live"``, the batched backend's ``learn_from:
+live_seats``): a seat that the learner's live weights play is as much an on-policy
+sample as the learner's own, so in this mode every such seat of a game is a learning
+seat (:attr:`SelfPlayGames.learning`). The opponents' moves are played until every game
+waits for one of its learning seats (:attr:`acting`), whose observation
+:meth:`observe` gives; :attr:`seat_rewards` holds each seat's rewards of the last
+:meth:`advance`, and :attr:`ended` the games' ends with every seat's final observation,
+so a collector can keep one trajectory per seat (:mod:`grove_env.training.batched.lanes`).
+The learner seat's rewards, episodes and results are as in the default mode.
+
 ``infos[b]`` of an ended game holds ``episode`` (``r``: return, ``l``: learner
 decisions), ``win_points`` (1 for a sole win, 1/k for a k-way tie for first, else 0),
 ``rank`` and ``opponents`` (the kind name of a ``game``-sampled table, else ``"mixed"``).
@@ -52,11 +62,13 @@ import numpy as np
 
 from grove_env.observation import OBS_SIZE
 from grove_env.standings import REWARD_MODES, win_point
-from grove_env.training.opponents import NO_OPPONENT
+from grove_env.training.opponents import LIVE_KIND, NO_OPPONENT
 from grove_env.vector import StepResult, VectorGame
 
 REWARDS = (*REWARD_MODES, "win")
 """Reward modes: the engine's two, and ``win`` (see the module docstring)."""
+LEARNERS = ("learner", "live")
+"""Whose decisions a step returns: the learner seat's alone, or every live seat's."""
 
 
 class OpponentSeats(Protocol):
@@ -100,9 +112,13 @@ class SelfPlayGames:
         max_rounds: int = 100,
         learner_seat: str = "rotate",
         seed: int | None = None,
+        learners: str = "learner",
     ) -> None:
         if learner_seat not in ("rotate", "random"):
             raise ValueError(f"learner_seat must be 'rotate' or 'random', got {learner_seat!r}")
+        if learners not in LEARNERS:
+            raise ValueError(f"learners must be one of {LEARNERS}, got {learners!r}")
+        self.every_live_seat = learners == "live"
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.win_reward = reward == "win"
@@ -125,6 +141,14 @@ class SelfPlayGames:
         self._slots = np.arange(b)
         self.learner_seat = np.zeros(b, dtype=np.int64)
         self.kinds = np.zeros((b, num_players), dtype=np.int64)
+        self.learning = np.zeros((b, num_players), dtype=bool)
+        """Per game and seat: its decisions are returned (the learner seat; with
+        ``learners="live"`` every seat that the live weights play as well)."""
+        self.acting = np.zeros(b, dtype=np.int64)
+        """Per game: the learning seat whose decision the next :meth:`advance` plays."""
+        self.seat_rewards = np.zeros((b, num_players), dtype=np.float32)
+        """Per game and seat: the rewards of the last :meth:`advance` (of the game that was
+        going on when it began; a game that ended pays its last rewards here)."""
         self._games_started = np.zeros(b, dtype=np.int64)
         self._ep_return = np.zeros(b, dtype=np.float64)
         self._ep_len = np.zeros(b, dtype=np.int64)
@@ -150,7 +174,7 @@ class SelfPlayGames:
         self._new_games(self._slots)
         dummy_rew = np.zeros(self.num_games, dtype=np.float32)
         self._play_opponents(dummy_rew, np.ones(self.num_games, bool))
-        return self.game.observe(self.learner_seat)
+        return self.observe()
 
     def advance(
         self, actions: np.ndarray, active: np.ndarray | None = None, infos: bool = True
@@ -166,20 +190,19 @@ class SelfPlayGames:
         dones = np.zeros(b, dtype=bool)
         self.truncated[:] = False
         self.ended = []
-        if active is None:
-            self._ep_len += 1
-        else:
-            self._ep_len[active] += 1
+        self.seat_rewards[:] = 0.0
+        played = self.acting == self.learner_seat
+        self._ep_len += played if active is None else played & active
         self._absorb(self.game.step(actions, active=active), rewards, dones)
         self._play_opponents(rewards, dones)
         return rewards, dones, self._infos() if infos else []
 
     def observe(self) -> np.ndarray:
-        """``float32[num_envs, 125]``: every slot's learner observation."""
-        return self.game.observe(self.learner_seat)
+        """``float32[num_envs, 125]``: every slot's acting learning seat's observation."""
+        return self.game.observe(self.acting)
 
     def action_masks(self) -> np.ndarray:
-        """``bool[num_envs, 10]``: the legal moves of every slot's learner seat."""
+        """``bool[num_envs, 10]``: the legal moves of every slot's acting learning seat."""
         return self.game.action_masks()
 
     # ----------------------------------------------------------------- statistics
@@ -200,16 +223,21 @@ class SelfPlayGames:
         self.learner_seat[rows] = seats
         self._games_started[rows] += 1
         self.kinds[rows] = self.opponents.sample(seats, n)
+        learning = np.arange(n) == seats[:, None]
+        if self.every_live_seat:
+            learning |= self.kinds[rows] == LIVE_KIND
+        self.learning[rows] = learning
         self._ep_return[rows] = 0.0
         self._ep_len[rows] = 0
 
     def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray) -> None:
-        """Opponents move, batched per kind, until every game waits for its learner."""
+        """Opponents move, batched per kind, until every game waits for a learning seat."""
         game = self.game
         while True:
             current = game.current_player
-            need = current != self.learner_seat
+            need = ~self.learning[self._slots, current]
             if not need.any():
+                self.acting[:] = current
                 return
             obs = game.observe(out=self._opp_obs)
             masks = game.action_masks()
@@ -230,15 +258,17 @@ class SelfPlayGames:
         """
         ended = result.ended_games
         if self.win_reward:
-            r = np.zeros(self.num_games, dtype=np.float32)
+            seat_r = np.zeros((self.num_games, self.num_players), dtype=np.float32)
             won = ended[result.terminated[ended]]
-            points = win_points(result.final_ranks[won], self.learner_seat[won])
-            r[won] = points - 1.0 / self.num_players
+            ranks = result.final_ranks[won]
+            seat_r[won] = win_point(ranks.T, ranks.T).T - 1.0 / self.num_players
         else:
-            r = result.rewards[self._slots, self.learner_seat]
+            seat_r = result.rewards
+        r = seat_r[self._slots, self.learner_seat]
         live = ~dones
         rewards[live] += r[live]
         self._ep_return[live] += r[live]
+        self.seat_rewards[live] += seat_r[live]
         if not ended.size:
             return
         assert result.final_observations is not None
@@ -251,6 +281,9 @@ class SelfPlayGames:
             labels=table_kinds(self.kinds[ended], seats),
             returns=self._ep_return[ended].copy(),
             lengths=self._ep_len[ended].copy(),
+            truncated=result.truncated[ended].copy(),
+            learning=self.learning[ended].copy(),
+            seat_observations=result.final_observations if self.every_live_seat else None,
         )
         self.ended.append(closed)
         for code in np.unique(closed.labels).tolist():
@@ -294,3 +327,9 @@ class EndedGames:
     """The learner's return over the game."""
     lengths: np.ndarray
     """The learner's decisions in the game."""
+    truncated: np.ndarray
+    """The game was cut off at ``max_rounds``."""
+    learning: np.ndarray
+    """``bool[G, n]``: the game's learning seats."""
+    seat_observations: np.ndarray | None = None
+    """``float32[G, n, 125]``: every seat's last observation (``learners="live"`` only)."""

@@ -7,6 +7,9 @@
                          ``model.pt`` file, read without pickle
 :mod:`.rollout`          a rollout: the learners' decisions of all games per step, one
                          forward pass, the opponents batched by the self-play core
+:mod:`.lanes`            ``learn_from: live_seats``: every live seat's decisions learnt
+                         from, one trajectory per seat (in self-play, a learner step per
+                         engine step)
 :mod:`.update`           epochs of shuffled minibatches of the loss
 :mod:`.trainer`          :class:`~.trainer.BatchedTrainer`: the run (schedule,
                          checkpoints, resume, imitation, TensorBoard)

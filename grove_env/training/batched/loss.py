@@ -73,6 +73,37 @@ def gae(
     return advantages, advantages + values
 
 
+def lane_gae(
+    rewards: torch.Tensor,
+    values: torch.Tensor,
+    dones: torch.Tensor,
+    following: torch.Tensor,
+    blocks: list[slice],
+    gamma: float,
+    lam: float,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """GAE over decisions linked per seat: advantages, returns and which decisions have them.
+
+    Decision ``i`` is followed by its seat's next decision ``following[i]`` of the same
+    game (``-1``: none yet, or its game ended there, ``dones[i]``); ``rewards[i]`` is
+    what its seat got from ``i`` up to that next decision. ``blocks`` cut the decisions
+    into slices in time order, every ``following`` pointing into a later slice, and the
+    loop runs over the slices, each at once. A decision whose next one is not yet
+    known (``-1`` and not done) has no advantage: it is left out (``False`` in the
+    third result), and the decision before it bootstraps from its value.
+    """
+    advantages = torch.zeros_like(rewards)
+    on = following >= 0
+    nxt = following.clamp(min=0)
+    known = on | dones
+    for block in reversed(blocks):
+        after, going_on = nxt[block], on[block].to(rewards.dtype)
+        delta = rewards[block] + gamma * values[after] * going_on - values[block]
+        running = delta + gamma * lam * going_on * advantages[after]
+        advantages[block] = torch.where(known[block], running, torch.zeros_like(running))
+    return advantages, advantages + values, known
+
+
 @dataclass(frozen=True)
 class LossWeights:
     """The coefficients of one update (the schedules make them per rollout)."""

@@ -31,8 +31,9 @@ from grove_env.agents.heuristic.advice import advised
 from grove_env.agents.learned.actor import Actor
 
 from ..selfplay import SelfPlayGames
-from .loss import masked_log_probs
+from .loss import gae, masked_log_probs
 from .model import ActorCritic
+from .update import Samples
 
 
 @dataclass
@@ -66,6 +67,22 @@ class Rollout:
             dones=z(steps, games, dtype=torch.bool),
             magnet=z(steps, games, NUM_ACTIONS) if magnet else None,
             last_values=z(games),
+        )
+
+    def samples(self, gamma: float, lam: float) -> Samples:
+        """Every decision of the rollout, with its advantage and return (:func:`.loss.gae`)."""
+        advantages, returns = gae(
+            self.rewards, self.values, self.dones, self.last_values, gamma, lam
+        )
+        return Samples(
+            inputs=self.inputs.flatten(0, 1),
+            masks=self.masks.flatten(0, 1),
+            actions=self.actions.flatten(),
+            log_probs=self.log_probs.flatten(),
+            values=self.values.flatten(),
+            advantages=advantages.flatten(),
+            returns=returns.flatten(),
+            magnet=None if self.magnet is None else self.magnet.flatten(0, 1),
         )
 
 
@@ -134,8 +151,7 @@ class Collector:
             inputs = self.model.actor.features(rows)
             logits, values = self.model.heads(inputs)
             log_probs = masked_log_probs(logits, masks)
-            u = torch.rand(logits.shape, generator=self.generator).clamp_(1e-12, 1.0 - 1e-7)
-            actions = (log_probs - torch.log(-torch.log(u.to(self.device)))).argmax(dim=1)
+            actions = self.draw(log_probs)
             rollout.inputs[t] = inputs
             rollout.masks[t] = masks
             rollout.actions[t] = actions
@@ -150,11 +166,22 @@ class Collector:
                 return None
         rows, _ = self._rows()
         rollout.last_values = self.model.value(rows)
+        self.gather_results(stats)
+        return stats
+
+    def gather_results(self, stats: RolloutStats) -> None:
+        """The tables' results since the last rollout, into ``stats`` (labelled by table
+        where there are several)."""
         several = len(self.tables) > 1
         for table in self.tables:
             where = f"@{table.game.rules.name}:{table.num_players}" if several else ""
             stats.results.update({k + where: v for k, v in table.pop_results().items()})
-        return stats
+
+    def draw(self, log_probs: torch.Tensor) -> torch.Tensor:
+        """A move per row, sampled from ``log_probs`` by a Gumbel-max draw with the run's
+        generator, as :meth:`Actor.act <grove_env.agents.learned.actor.Actor.act>` samples."""
+        u = torch.rand(log_probs.shape, generator=self.generator).clamp_(1e-12, 1.0 - 1e-7)
+        return (log_probs - torch.log(-torch.log(u.to(self.device)))).argmax(dim=1)
 
     def _advance(self, actions: np.ndarray, stats: RolloutStats) -> tuple[torch.Tensor, ...]:
         """One step of every table; rewards (truncations bootstrapped) and dones."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,10 @@ from ..run_schedule import RunSchedule
 from ..selfplay import SelfPlayGames
 from ..trainer import report_imitation
 from ..vec_env import table_seed
+from .lanes import LaneCollector, LaneRollout
 from .loss import LossWeights, masked_log_probs, scheduled
 from .model import MODEL_FILE, ActorCritic, load_model, read_model, save_model
-from .rollout import Collector, Rollout
+from .rollout import Collector, Rollout, RolloutStats
 from .update import UpdateSettings, ppo_update
 
 
@@ -70,7 +72,8 @@ class BatchedTrainer(RunSchedule):
         self.opponents = build_opponents(cfg, cfg.seed + 1)
         self.opponents.live = self.actor
         self.games = self._games(cfg)
-        self.collector = Collector(
+        collector = LaneCollector if cfg.learn_from == "live_seats" else Collector
+        self.collector = collector(
             self.games,
             self.model,
             cfg.gamma,
@@ -92,7 +95,8 @@ class BatchedTrainer(RunSchedule):
         if cfg.magnet == "snapshot" and self.magnet is None:
             self.magnet = self.actor.frozen_copy()
         self.collector.magnet = self.magnet
-        self.rollout = Rollout.empty(
+        rollout = LaneRollout if cfg.learn_from == "live_seats" else Rollout
+        self.rollout: Rollout | LaneRollout = rollout.empty(
             cfg.n_steps,
             cfg.num_envs,
             self.card.input_size,
@@ -124,6 +128,7 @@ class BatchedTrainer(RunSchedule):
                 max_rounds=cfg.max_rounds,
                 learner_seat=cfg.learner_seat,
                 seed=table_seed(cfg.seed, i),
+                learners="live" if cfg.learn_from == "live_seats" else "learner",
             )
             for i, ((rules, n), size) in enumerate(zip(tables, sizes))
         ]
@@ -172,7 +177,7 @@ class BatchedTrainer(RunSchedule):
         cfg = self.cfg
         self._refresh_magnet()
         began = time.perf_counter()
-        stats = self.collector.collect(self.rollout, self.after_step)
+        stats = self.collect(self.after_step)
         if stats is None:
             return False
         collected = time.perf_counter()
@@ -180,8 +185,9 @@ class BatchedTrainer(RunSchedule):
         weights, lr = self.weights(self._step / cfg.total_timesteps)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
+        samples = self.rollout.samples(cfg.gamma, cfg.gae_lambda)
         terms = ppo_update(
-            self.model, self.optimizer, self.rollout, weights, self.settings, self.generator
+            self.model, self.optimizer, samples, weights, self.settings, self.generator
         )
         done = time.perf_counter()
         scalars = {f"train/{k}": v for k, v in terms.items()}
@@ -194,6 +200,13 @@ class BatchedTrainer(RunSchedule):
         scalars["time/fps"] = cfg.rollout_size / (done - began)
         self.log(scalars, self._step)
         return True
+
+    def collect(self, keep_going: Callable[[int], bool]) -> RolloutStats | None:
+        """One rollout into :attr:`rollout` (``None``: ``keep_going`` said stop)."""
+        if isinstance(self.rollout, LaneRollout):
+            assert isinstance(self.collector, LaneCollector)
+            return self.collector.collect(self.rollout, keep_going)
+        return self.collector.collect(self.rollout, keep_going)
 
     def weights(self, progress: float) -> tuple[LossWeights, float]:
         """The loss's coefficients and the step size at ``progress`` (0 to 1)."""

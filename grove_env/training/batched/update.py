@@ -12,47 +12,53 @@ from dataclasses import dataclass
 
 import torch
 
-from .loss import LossWeights, Minibatch, gae, ppo_loss, uniform_log_probs
+from .loss import LossWeights, Minibatch, ppo_loss, uniform_log_probs
 from .model import ActorCritic
-from .rollout import Rollout
+
+
+@dataclass
+class Samples:
+    """The decisions an update learns from, ``N`` rows, with their advantages and returns."""
+
+    inputs: torch.Tensor  # float32[N, input_size]
+    masks: torch.Tensor  # bool[N, 10]
+    actions: torch.Tensor  # int64[N]
+    log_probs: torch.Tensor  # [N], under the policy that played them
+    values: torch.Tensor  # [N], of the critic that played them
+    advantages: torch.Tensor  # [N]
+    returns: torch.Tensor  # [N]
+    magnet: torch.Tensor | None  # [N, 10] log-probabilities of a snapshot magnet
 
 
 def ppo_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
-    rollout: Rollout,
+    samples: Samples,
     weights: LossWeights,
     settings: UpdateSettings,
     generator: torch.Generator,
 ) -> dict[str, float]:
-    """Train ``model`` on ``rollout``; the mean of each loss term over the last pass."""
-    advantages, returns = gae(
-        rollout.rewards,
-        rollout.values,
-        rollout.dones,
-        rollout.last_values,
-        settings.gamma,
-        settings.gae_lambda,
-    )
-    inputs = rollout.inputs.flatten(0, 1)
-    masks = rollout.masks.flatten(0, 1)
-    actions = rollout.actions.flatten()
-    old = rollout.log_probs.flatten()
-    adv, ret = advantages.flatten(), returns.flatten()
+    """Train ``model`` on ``samples``; the mean of each loss term over the last pass.
+
+    Each pass splits a random order of the ``N`` rows into ``round(N / batch_size)``
+    minibatches of equal size (within one row): exactly ``batch_size`` rows where it
+    divides ``N``, as in a rollout of the learner's decisions alone.
+    """
+    inputs, masks, actions = samples.inputs, samples.masks, samples.actions
+    old, adv, ret = samples.log_probs, samples.advantages, samples.returns
     magnet = None
     if weights.magnet_coef > 0.0:
-        magnet = rollout.magnet.flatten(0, 1) if rollout.magnet is not None else None
-        magnet = uniform_log_probs(masks) if magnet is None else magnet
+        magnet = samples.magnet if samples.magnet is not None else uniform_log_probs(masks)
     model.train()
     size = len(actions)
     totals: dict[str, float] = {}
     passes = 0
     stop = False
+    parts = max(1, round(size / settings.batch_size))
     for _ in range(settings.n_epochs):
         order = torch.randperm(size, generator=generator).to(inputs.device)
         sums: dict[str, float] = {}
-        for lo in range(0, size, settings.batch_size):
-            at = order[lo : lo + settings.batch_size]
+        for at in torch.tensor_split(order, parts):
             pulled = None if magnet is None else magnet[at]
             batch = Minibatch(masks[at], actions[at], old[at], adv[at], ret[at], pulled)
             logits, values = model.heads(inputs[at])
@@ -73,7 +79,7 @@ def ppo_update(
         if stop:
             break
     totals["n_epochs_run"] = float(passes)
-    totals["explained_variance"] = explained_variance(rollout.values.flatten(), ret)
+    totals["explained_variance"] = explained_variance(samples.values, ret)
     return totals
 
 
