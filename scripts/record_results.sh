@@ -37,6 +37,9 @@ rec benchmark vector-throughput python benchmarks/vector_throughput.py --seconds
     --repeats 3 --json {json}
 rec benchmark train-throughput python benchmarks/train_throughput.py --settings self_play default_mix \
     --batched-num-envs 4096 --batched-threads 2 --repeats 5 --rollouts 2 --json {json}
+rec benchmark train-throughput-live-seats python benchmarks/train_throughput.py \
+    --settings self_play default_mix --batched-num-envs 4096 --batched-threads 2 --repeats 5 \
+    --rollouts 2 --learn-from live_seats --json {json}
 rec benchmark web-load python benchmarks/web_load.py --clients 10 --seconds 20 --json {json}
 rec benchmark exploitability-2p python benchmarks/exploitability.py --players 2 --json {json}
 

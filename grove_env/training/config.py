@@ -74,8 +74,9 @@ BATCHED_ONLY = (
     "shared_trunk",
     "learn_from",
 )
-"""Settings of the batched backend's loss (:class:`EquilibriumFields`) that SB3 and RLlib
-cannot honour: a config that changes one of them must say ``backend: batched``."""
+"""Settings of the batched backend (:class:`EquilibriumFields`: its loss, its network and
+whose decisions it learns from) that SB3 and RLlib cannot honour: a config that changes
+one of them must say ``backend: batched``."""
 
 
 class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOFields, TableFields):
@@ -101,8 +102,7 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         changed = [k for k in BATCHED_ONLY if getattr(self, k) != getattr(default, k)]
         if changed and self.backend != "batched":
             raise ValueError(
-                f"{', '.join(changed)}: set for the batched backend's loss only; set "
-                "backend=batched"
+                f"{', '.join(changed)}: read by the batched backend only; set backend=batched"
             )
         if (self.magnet == "none") != (self.magnet_coef == 0.0 and self.magnet_coef_end is None):
             raise ValueError("magnet and magnet_coef go together: set both, or neither")

@@ -148,7 +148,8 @@ class SelfPlayGames:
         """Per game: the learning seat whose decision the next :meth:`advance` plays."""
         self.seat_rewards = np.zeros((b, num_players), dtype=np.float32)
         """Per game and seat: the rewards of the last :meth:`advance` (of the game that was
-        going on when it began; a game that ended pays its last rewards here)."""
+        going on when it began; a game that ended pays its last rewards here). Kept with
+        ``learners="live"`` only."""
         self._games_started = np.zeros(b, dtype=np.int64)
         self._ep_return = np.zeros(b, dtype=np.float64)
         self._ep_len = np.zeros(b, dtype=np.int64)
@@ -268,7 +269,8 @@ class SelfPlayGames:
         live = ~dones
         rewards[live] += r[live]
         self._ep_return[live] += r[live]
-        self.seat_rewards[live] += seat_r[live]
+        if self.every_live_seat:
+            self.seat_rewards[live] += seat_r[live]
         if not ended.size:
             return
         assert result.final_observations is not None
