@@ -202,9 +202,15 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
     assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
 
 
-def test_one_network_on_several_tables(tmp_path: Path) -> None:
+@pytest.mark.parametrize("learn_from", ["learner", "live_seats"])
+def test_one_network_on_several_tables(tmp_path: Path, learn_from: str) -> None:
     cfg = SMOKE.model_copy(
-        update={"backend": "batched", "tables": ["classic:2", "revised:3"], "num_envs": 32}
+        update={
+            "backend": "batched",
+            "tables": ["classic:2", "revised:3"],
+            "num_envs": 32,
+            "learn_from": learn_from,
+        }
     )
     trainer = BatchedTrainer(cfg, tmp_path)
     assert [(g.game.rules.name, g.num_players, g.num_games) for g in trainer.games] == [
@@ -214,7 +220,8 @@ def test_one_network_on_several_tables(tmp_path: Path) -> None:
     for _ in range(4):
         assert trainer.iterate()
     assert trainer.step == 4 * cfg.rollout_size
-    assert trainer.rollout.inputs.shape == (cfg.n_steps, 32, trainer.card.input_size)
+    rows = (cfg.n_steps, 32) if learn_from == "learner" else (32 * 5 + cfg.n_steps * 32,)
+    assert trainer.rollout.inputs.shape == (*rows, trainer.card.input_size)
     trainer.writer.close()
     tags = EventAccumulator(str(tmp_path / "tb"))
     tags.Reload()

@@ -209,3 +209,23 @@ def test_a_seats_last_decision_is_carried_into_the_next_rollout(tmp_path: Path) 
     # The next rollout links the carried decisions to their seats' next ones.
     trainer.collector.collect(rollout, lambda n: True)
     assert (rollout.following[lanes] >= rollout.carried).mean() > 0.5
+
+
+def test_two_runs_of_one_seed_train_the_same_weights(tmp_path: Path) -> None:
+    weights = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        trainer = lane_trainer(tmp_path / run, "classic", 4, steps=6, live=0.5)
+        for _ in range(3):
+            assert trainer.iterate()
+        trainer.writer.close()
+        weights.append([p.detach().clone() for p in trainer.model.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*weights))
+    assert not all(torch.equal(a, b) for a, b in zip(weights[0], lane_init(tmp_path)))
+
+
+def lane_init(tmp_path: Path) -> list[torch.Tensor]:
+    (tmp_path / "init").mkdir()
+    trainer = lane_trainer(tmp_path / "init", "classic", 4, steps=6, live=0.5)
+    trainer.writer.close()
+    return [p.detach().clone() for p in trainer.model.parameters()]
