@@ -44,7 +44,7 @@ from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.heuristic.advice import advised
 from grove_env.rules import MAX_PLAYERS
 
-from .loss import lane_gae, masked_log_probs
+from .loss import lane_gae
 from .rollout import Collector, RolloutStats
 from .update import Samples
 
@@ -193,19 +193,7 @@ class LaneCollector(Collector):
         else:
             rollout.carry_over()
         for t in range(rollout.steps):
-            rows, masks = self._rows()
-            inputs = self.model.actor.features(rows)
-            logits, values = self.model.heads(inputs)
-            log_probs = masked_log_probs(logits, masks)
-            actions = self.draw(log_probs)
-            at = rollout.step_rows(t)
-            rollout.inputs[at] = inputs
-            rollout.masks[at] = masks
-            rollout.actions[at] = actions
-            rollout.log_probs[at] = log_probs.gather(1, actions[:, None])[:, 0]
-            rollout.values[at] = values
-            if rollout.magnet is not None and self.magnet is not None:
-                rollout.magnet[at] = masked_log_probs(self.magnet(rows), masks)
+            actions = self.decide(rollout, rollout.step_rows(t))
             rollout.link(t, np.concatenate([table.acting for table in self.tables]))
             self._advance_lanes(actions.cpu().numpy(), rollout, stats)
             if not keep_going(self.num_games):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -34,6 +35,19 @@ from ..selfplay import SelfPlayGames
 from .loss import gae, masked_log_probs
 from .model import ActorCritic
 from .update import Samples
+
+
+class Decisions(Protocol):
+    """Where :meth:`Collector.decide` writes a step's decisions: a :class:`Rollout`
+    (indexed by step) or a :class:`~grove_env.training.batched.lanes.LaneRollout`
+    (indexed by row)."""
+
+    inputs: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    log_probs: torch.Tensor
+    values: torch.Tensor
+    magnet: torch.Tensor | None
 
 
 @dataclass
@@ -147,18 +161,7 @@ class Collector:
         stats = RolloutStats({}, [], [])
         self.model.eval()
         for t in range(rollout.inputs.shape[0]):
-            rows, masks = self._rows()
-            inputs = self.model.actor.features(rows)
-            logits, values = self.model.heads(inputs)
-            log_probs = masked_log_probs(logits, masks)
-            actions = self.draw(log_probs)
-            rollout.inputs[t] = inputs
-            rollout.masks[t] = masks
-            rollout.actions[t] = actions
-            rollout.log_probs[t] = log_probs.gather(1, actions[:, None])[:, 0]
-            rollout.values[t] = values
-            if rollout.magnet is not None and self.magnet is not None:
-                rollout.magnet[t] = masked_log_probs(self.magnet(rows), masks)
+            actions = self.decide(rollout, t)
             rewards, dones = self._advance(actions.cpu().numpy(), stats)
             rollout.rewards[t] = rewards.to(self.device)
             rollout.dones[t] = dones.to(self.device)
@@ -168,6 +171,24 @@ class Collector:
         rollout.last_values = self.model.value(rows)
         self.gather_results(stats)
         return stats
+
+    def decide(self, rollout: Decisions, at: int | slice) -> torch.Tensor:
+        """One forward pass over the acting rows of every game: the moves drawn, and
+        what the loss needs of them (inputs, masks, moves, their log-probabilities, the
+        values, the magnet's log-probabilities) written into ``rollout`` at ``at``."""
+        rows, masks = self._rows()
+        inputs = self.model.actor.features(rows)
+        logits, values = self.model.heads(inputs)
+        log_probs = masked_log_probs(logits, masks)
+        actions = self.draw(log_probs)
+        rollout.inputs[at] = inputs
+        rollout.masks[at] = masks
+        rollout.actions[at] = actions
+        rollout.log_probs[at] = log_probs.gather(1, actions[:, None])[:, 0]
+        rollout.values[at] = values
+        if rollout.magnet is not None and self.magnet is not None:
+            rollout.magnet[at] = masked_log_probs(self.magnet(rows), masks)
+        return actions
 
     def gather_results(self, stats: RolloutStats) -> None:
         """The tables' results since the last rollout, into ``stats`` (labelled by table
