@@ -18,8 +18,9 @@ in two opponent settings:
 last hidden layer (``shared_trunk: true``) instead of a network of its own.
 ``--learn-from live_seats`` has the batched backend learn from every seat that the live
 weights play (``learn_from: live_seats``, :mod:`grove_env.training.batched.lanes`): in
-self-play each engine step is then a learner step. A learner step is one decision that
-the update learns from, in both backends and both modes.
+self-play each engine step is then a learner step. Without it the batched backend learns
+from what the config says (``configs/default.yaml``: ``live_seats``). A learner step is
+one decision that the update learns from, in both backends and both modes.
 
 Each figure is measured in a fresh interpreter (a spawned process), so that neither
 backend inherits the torch thread pool or the allocator's state of the other. For each:
@@ -169,17 +170,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--learn-from",
         choices=("learner", "live_seats"),
-        default="learner",
-        help="the batched backend's learn_from (live_seats: every live seat's decisions)",
+        default=None,
+        help="the batched backend's learn_from (live_seats: every live seat's decisions; "
+        "default: the config's)",
     )
     p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     p.add_argument("--json", default=None, metavar="PATH", help="write the figures as JSON")
     args = p.parse_args(argv)
     base = load_config(args.config)
+    learn_from = args.learn_from or base.learn_from
     shape = (args.num_envs or base.num_envs, args.n_steps or base.n_steps)
     base = base.model_copy(update={"num_envs": shape[0], "n_steps": shape[1]})
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
-    out["batched_settings"] = {"learn_from": args.learn_from, "shared_trunk": args.shared_trunk}
+    out["batched_settings"] = {"learn_from": learn_from, "shared_trunk": args.shared_trunk}
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
     games = args.batched_num_envs or shape[0]
     if (shape[0] * shape[1]) % games:
@@ -190,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
             if backend == "batched":
                 cfg = cfg.model_copy(
-                    update={"shared_trunk": args.shared_trunk, "learn_from": args.learn_from}
+                    update={"shared_trunk": args.shared_trunk, "learn_from": learn_from}
                 )
             rates = in_fresh_process(backend, cfg, args.rollouts, args.repeats)
             out[backend][name] = rates
@@ -214,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{base.n_epochs} epochs, net {base.net_arch} {base.activation}, features "
         f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
         "each backend in a fresh process; "
-        f"the batched backend learns from: {args.learn_from}"
+        f"the batched backend learns from: {learn_from}"
         f"{', shared trunk' if args.shared_trunk else ''}; "
         f"load average {os.getloadavg()[0]:.2f})"
     )
