@@ -32,6 +32,21 @@ def test_the_shipped_configs_exist_and_are_valid() -> None:
         assert cfg.rollout_size % cfg.batch_size == 0
 
 
+def test_make_train_runs_the_batched_backend_and_ends_with_its_measures() -> None:
+    # configs/default.yaml is make train's; the SB3 run it replaced stays beside it
+    cfg = load_config(ROOT / "configs" / "default.yaml")
+    assert (cfg.backend, cfg.learn_from, cfg.rules, cfg.num_players) == (
+        "batched",
+        "live_seats",
+        "classic",
+        4,
+    )
+    assert cfg.final_nashconv and cfg.final_eval_games == 2000 and cfg.exploit_every
+    sb3 = load_config(ROOT / "configs" / "default_sb3.yaml")
+    assert (sb3.backend, sb3.rules, sb3.num_players) == ("sb3", "classic", 4)
+    assert sb3.final_nashconv and sb3.final_eval_games == 2000
+
+
 def test_a_descent_config_is_refused_with_where_it_belongs() -> None:
     with pytest.raises(ConfigError, match="is for scripts/descent.py"):
         config_from_dict({"rules": "revised", "num_players": 2, "descent": {"iterations": 5}})
