@@ -211,8 +211,18 @@ def training_page(records: list[Record]) -> list[str]:
             lines += ["Final gauntlet (`final_eval.json` of the run):", ""]
             for g in gauntlets(final):
                 lines += gauntlet_table(g)
+            if final.get("nash_conv"):
+                lines += [final_nash_conv_line(final["nash_conv"]), ""]
         lines += provenance("training", name, record)
     return lines
+
+
+def final_nash_conv_line(measured: dict[str, float]) -> str:
+    """The kept policy's exact NashConv as the run measured it (``final_nashconv``)."""
+    parts = [f"one round {measured['round']:.4f} markers"]
+    if "game" in measured:
+        parts.append(f"the whole game {measured['game']:.4f} (outcome)")
+    return f"Exact NashConv of the policy as it plays (`final_nashconv`): {', '.join(parts)}."
 
 
 def curves_page(records: list[Record]) -> list[str]:

@@ -46,6 +46,18 @@ def test_a_changed_figure_changes_the_page(tmp_path: Path) -> None:
     assert row.format(0.123456) in after and row.format(0.123456) not in before
 
 
+def test_a_training_record_shows_its_final_nashconv() -> None:
+    record = json.loads((DATA / "training" / "default.json").read_text())
+    measured = record["result"]["final_eval"]["nash_conv"]
+    text = pages.page("training", [("default", record)])
+    assert f"(`final_nashconv`): one round {measured['round']:.4f} markers." in text
+    record["result"]["final_eval"]["nash_conv"] = {"round": 0.25, "game": 0.5}
+    text = pages.page("training", [("default", record)])
+    assert "one round 0.2500 markers, the whole game 0.5000 (outcome)." in text
+    del record["result"]["final_eval"]["nash_conv"]
+    assert "final_nashconv" not in pages.page("training", [("default", record)])
+
+
 @pytest.mark.parametrize("path", sorted(DATA.glob("*/*.json")), ids=lambda p: p.stem)
 def test_each_record_names_its_command_date_and_machine(path: Path) -> None:
     record = json.loads(path.read_text())
