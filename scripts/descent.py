@@ -62,7 +62,8 @@ from grove_env.training.descent import (
     other_states,
 )
 from grove_env.training.descent_game import descend_game
-from grove_env.training.evaluate import final_nash_conv, nash_conv_line
+from grove_env.training.evaluate import final_nash_conv
+from grove_env.training.run_dir import nash_conv_line
 
 DEFAULTS: dict[str, Any] = {
     "iterations": 2000,

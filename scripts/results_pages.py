@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from grove_env.agents.learned.policy_files import ZOO_CARD, zoo_dir, zoo_tables
+from grove_env.training.run_dir import nash_conv_line
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "results" / "data"
@@ -212,17 +213,10 @@ def training_page(records: list[Record]) -> list[str]:
             for g in gauntlets(final):
                 lines += gauntlet_table(g)
             if final.get("nash_conv"):
-                lines += [final_nash_conv_line(final["nash_conv"]), ""]
+                line = nash_conv_line(final["nash_conv"])
+                lines += [f"From `final_eval.txt` (`final_nashconv`): {line}.", ""]
         lines += provenance("training", name, record)
     return lines
-
-
-def final_nash_conv_line(measured: dict[str, float]) -> str:
-    """The kept policy's exact NashConv as the run measured it (``final_nashconv``)."""
-    parts = [f"one round {measured['round']:.4f} markers"]
-    if "game" in measured:
-        parts.append(f"the whole game {measured['game']:.4f} (outcome)")
-    return f"Exact NashConv of the policy as it plays (`final_nashconv`): {', '.join(parts)}."
 
 
 def curves_page(records: list[Record]) -> list[str]:

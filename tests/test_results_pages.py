@@ -50,10 +50,11 @@ def test_a_training_record_shows_its_final_nashconv() -> None:
     record = json.loads((DATA / "training" / "default.json").read_text())
     measured = record["result"]["final_eval"]["nash_conv"]
     text = pages.page("training", [("default", record)])
-    assert f"(`final_nashconv`): one round {measured['round']:.4f} markers." in text
+    line = f"exact NashConv: one round {measured['round']:.4f} markers"
+    assert f"`final_eval.txt` (`final_nashconv`): {line}" in text
     record["result"]["final_eval"]["nash_conv"] = {"round": 0.25, "game": 0.5}
     text = pages.page("training", [("default", record)])
-    assert "one round 0.2500 markers, the whole game 0.5000 (outcome)." in text
+    assert "one round 0.2500 markers, the whole game 0.5000 outcome (python -m" in text
     del record["result"]["final_eval"]["nash_conv"]
     assert "final_nashconv" not in pages.page("training", [("default", record)])
 

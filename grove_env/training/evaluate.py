@@ -32,7 +32,7 @@ from grove_env.agents.learned.actor import Actor
 from grove_env.analysis import nash_conv
 from grove_env.training.config import TrainConfig
 from grove_env.training.opponents import Opponents
-from grove_env.training.run_dir import SHARE_PREFIX, atomic_write_text
+from grove_env.training.run_dir import SHARE_PREFIX, atomic_write_text, nash_conv_line
 from grove_env.training.vec_env import GroveSelfPlayVecEnv
 
 MAX_EVAL_SLOTS = 256
@@ -207,14 +207,6 @@ def final_nash_conv(agent: Any, rules: str, n: int, max_rounds: int = 100) -> di
     if n == 2:
         out["game"] = nash_conv(agent, rules, 2, whole_game=True, max_rounds=max_rounds).nash_conv
     return out
-
-
-def nash_conv_line(measured: dict[str, float]) -> str:
-    """The final table's NashConv line (:func:`final_nash_conv`)."""
-    line = f"exact NashConv: one round {measured['round']:.4f} markers"
-    if "game" in measured:
-        line += f", the whole game {measured['game']:.4f} outcome"
-    return line + " (python -m grove_env.analysis nashconv)"
 
 
 def finish_run(cfg: TrainConfig, run_dir: Path, policy: Path) -> str | None:

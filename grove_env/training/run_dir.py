@@ -73,6 +73,16 @@ class RunDirError(Exception):
     """A run directory or one of its files that cannot be made, read or written."""
 
 
+def nash_conv_line(measured: dict[str, float]) -> str:
+    """The final table's NashConv line, from ``{"round": markers, "game": outcome}``
+    (:func:`grove_env.training.evaluate.final_nash_conv`; ``final_eval.json``'s
+    ``nash_conv``)."""
+    line = f"exact NashConv: one round {measured['round']:.4f} markers"
+    if "game" in measured:
+        line += f", the whole game {measured['game']:.4f} outcome"
+    return line + " (python -m grove_env.analysis nashconv)"
+
+
 def new_run_dir(cfg: TrainConfig) -> Path:
     """Create the run directory: ``cfg.run_dir``, or ``<runs_root>/<name>-s<seed>-<time>``."""
     where = cfg.run_dir if cfg.run_dir is not None else cfg.runs_root
