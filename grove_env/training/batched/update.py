@@ -55,13 +55,16 @@ def ppo_update(
     passes = 0
     stop = False
     parts = max(1, round(size / settings.batch_size))
+    columns = [inputs, masks, actions, old, adv, ret] + ([] if magnet is None else [magnet])
     for _ in range(settings.n_epochs):
         order = torch.randperm(size, generator=generator).to(inputs.device)
         sums: dict[str, float] = {}
-        for at in torch.tensor_split(order, parts):
-            pulled = None if magnet is None else magnet[at]
-            batch = Minibatch(masks[at], actions[at], old[at], adv[at], ret[at], pulled)
-            logits, values = model.heads(inputs[at])
+        # One gather per column and pass; each minibatch is then a view of it.
+        shuffled = [torch.tensor_split(column[order], parts) for column in columns]
+        for k in range(parts):
+            rows, masks_k, actions_k, old_k, adv_k, ret_k, *pulled = (p[k] for p in shuffled)
+            batch = Minibatch(masks_k, actions_k, old_k, adv_k, ret_k, *pulled)
+            logits, values = model.heads(rows)
             loss, terms = ppo_loss(logits, values, batch, weights)
             if settings.target_kl is not None and terms["approx_kl"] > 1.5 * settings.target_kl:
                 stop = True
@@ -71,8 +74,8 @@ def ppo_update(
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
             optimizer.step()
             for key, value in terms.items():
-                sums[key] = sums.get(key, 0.0) + float(value) * len(at)
-            sums["loss"] = sums.get("loss", 0.0) + float(loss.detach()) * len(at)
+                sums[key] = sums.get(key, 0.0) + float(value) * len(rows)
+            sums["loss"] = sums.get("loss", 0.0) + float(loss.detach()) * len(rows)
         if sums:
             totals = {k: v / size for k, v in sums.items()}
             passes += 1
