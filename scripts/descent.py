@@ -5,13 +5,20 @@
         [--whole-game [--round-weight 0.5]] [--init POLICY]
 
 The config gives the table (``rules``, ``num_players``: one table) and the network
-(``net_arch``, ``activation``, ``features``, ``seed``); its PPO settings are not read.
-A ``descent:`` section in it (``iterations``, ``lr``, ``lr_end``, ``report_every``,
-``other_states``, ``whole_game``, ``round_weight``) sets what the flags do not
-(``scripts/zoo.py`` trains a table whose config has one this way). A ``then:`` mapping
-in that section (the same keys; the flags set only the first stage) is a second stage,
-started from the weights the first one kept: ``configs/descent/revised_2p.yaml``
-descends on the first round, then on the whole game.
+(``net_arch``, ``activation``, ``features``, ``seed``); its PPO settings are read only
+with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
+``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``) sets
+what the flags do not (``scripts/zoo.py`` trains a table whose config has one this
+way). A ``then:`` mapping in that section (the same keys; the flags set only the first
+stage) is a second stage, started from the weights the first one kept:
+``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
+
+Where the descent starts: random weights (``start: random``, the default), a policy
+(``--init``), or ``start: trained``: the config is first trained as it stands, without
+its ``descent:`` section (``train.py --config OUT/trained.yaml --set
+run_dir=OUT/trained``, its PPO run with every artefact), and the descent starts from
+that run's best policy. ``configs/zoo/revised_4p.yaml`` trains its table this way: PPO
+self-play, then descent on the exact round tree.
 :mod:`grove_env.training.descent` says what an iteration is. Written to ``--out`` (a new
 folder):
 
@@ -23,7 +30,12 @@ folder):
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
   (one round) or ``game`` (the whole game, with ``--whole-game``);
 - ``result.json``: the settings, the iteration kept, and the kept policy's exact NashConv
-  as it plays (one round in markers; at two players the whole game in outcome units).
+  as it plays (one round in markers; at two players the whole game in outcome units);
+  ``init_steps``, the samples the starting policy was trained on (0 from random weights).
+
+The policy's card counts ``step`` in iterations (the one kept), except after ``start:
+trained``, where it is the PPO run's steps (the samples behind the policy; the descent's
+iterations are in ``result.json`` and the config).
 
 With ``--other-states`` each iteration also descends on the round at one later public
 state of the game (drawn at random), so that the rounds after the first are trained too.
@@ -38,6 +50,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,6 +79,7 @@ from grove_env.training.descent_game import descend_game
 from grove_env.training.evaluate import final_nash_conv
 from grove_env.training.run_dir import nash_conv_line
 
+ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS: dict[str, Any] = {
     "iterations": 2000,
     "lr": 0.003,
@@ -74,14 +89,16 @@ DEFAULTS: dict[str, Any] = {
     "whole_game": False,
     "round_weight": 0.0,
 }
+STARTS = ("random", "trained")
 
 
 def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str, Any]:
     """The settings: the flags given (``args``; none for a ``then:`` stage), else the
     config's ``descent:`` section, else the defaults; a section with other keys or kinds
     of value is a :class:`ConfigError`. A ``then:`` mapping in it is one more stage,
-    read the same way (flags aside), started from the weights the first one kept."""
-    allowed = set(DEFAULTS) | ({"then"} if args is not None else set())
+    read the same way (flags aside), started from the weights the first one kept.
+    ``start`` (first stage only): ``random`` or ``trained`` (module docstring)."""
+    allowed = set(DEFAULTS) | ({"then", "start"} if args is not None else set())
     if not isinstance(section, dict) or set(section) - allowed:
         raise ConfigError(
             f"the descent: section takes {', '.join(sorted(allowed))}; got {section!r}"
@@ -95,6 +112,12 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         out[key] = value
     if out["round_weight"] and not out["whole_game"]:
         raise ConfigError("descent: round_weight is for a whole_game stage")
+    if args is not None:
+        out["start"] = section.get("start", "random")
+        if out["start"] not in STARTS:
+            raise ConfigError(f"descent: start is {' or '.join(STARTS)}, got {out['start']!r}")
+        if out["start"] == "trained" and args.init is not None:
+            raise ConfigError("--init and start: trained both say where the descent starts")
     if section.get("then") is not None:
         out["then"] = descent_settings(section["then"], None)
     return out
@@ -102,7 +125,7 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
 
 def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
     """The stages in order: the settings, then their ``then:`` stage if any."""
-    first = {k: v for k, v in settings.items() if k != "then"}
+    first = {k: v for k, v in settings.items() if k not in ("then", "start")}
     return [first] + ([settings["then"]] if "then" in settings else [])
 
 
@@ -169,16 +192,27 @@ def main(argv: list[str] | None = None) -> int:
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
+        init_steps = 0
         if args.init is not None:
-            start, card = load_actor(args.init)
-            if card.net_arch != tuple(cfg.net_arch) or card.features != cfg.features:
-                raise ConfigError(f"--init {args.init!r} is another network than the config's")
-            actor.load_state_dict(start.state_dict())
+            init_steps = start_from(actor, args.init, cfg)
         tree = round_tree(get_rules(rules), n)
     except (ConfigError, ValueError, ModelFileError) as e:
         print(f"descent: {e}", file=sys.stderr)
         return 2
     out.mkdir(parents=True)
+    t0 = time.perf_counter()
+    if settings["start"] == "trained":
+        trained = out / "trained"
+        (out / "trained.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        print(f"training the start: train.py, into {trained}", flush=True)
+        command = ["train.py", "--config", str(out / "trained.yaml"), "--set", f"run_dir={trained}"]
+        done = subprocess.run([sys.executable, *command], cwd=ROOT)
+        if done.returncode != 0:
+            print(f"descent: training the start failed (exit {done.returncode})", file=sys.stderr)
+            return 1
+        init_steps = start_from(actor, str(trained), cfg)
+        if (trained / "versions.json").is_file():  # what trained it; the card shows it
+            shutil.copyfile(trained / "versions.json", out / "versions.json")
     (out / "config.yaml").write_text(
         dump_config(cfg) + yaml.safe_dump({"descent": settings}, sort_keys=False)
     )
@@ -229,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         kept_at = done + lowest(reports).iteration
         done += stage["iterations"]
     log.close()
-    save_policy(actor, checkpoint.policy_card(cfg, kept_at), out / BEST_POLICY)
+    step = init_steps if settings["start"] == "trained" else kept_at
+    save_policy(actor, checkpoint.policy_card(cfg, step), out / BEST_POLICY)
     measured = final_nash_conv(f"ppo:{out}", rules, n, cfg.max_rounds)
     result = {
         "config": args.config,
@@ -239,13 +274,24 @@ def main(argv: list[str] | None = None) -> int:
         **settings,
         "later_states": len(also),
         "init": args.init,
+        "init_steps": init_steps,
         "kept_iteration": kept_at,
         "nash_conv": measured,
-        "seconds": round(time.perf_counter() - began, 1),
+        "seconds": round(time.perf_counter() - t0, 1),
     }
     (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
     print(f"kept iteration {kept_at}; " + nash_conv_line(measured), flush=True)
     return 0
+
+
+def start_from(actor: torch.nn.Module, policy: str, cfg: Any) -> int:
+    """Load ``policy`` (a run directory or policy file) into ``actor``; its steps. A
+    policy of another network than the config's is a :class:`ConfigError`."""
+    start, card = load_actor(policy)
+    if card.net_arch != tuple(cfg.net_arch) or card.features != cfg.features:
+        raise ConfigError(f"{policy!r} is another network than the config's")
+    actor.load_state_dict(start.state_dict())
+    return card.step
 
 
 if __name__ == "__main__":

@@ -246,11 +246,56 @@ def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_
         assert says in refused.stderr and not (tmp_path / "bad").exists()
 
 
+@pytest.mark.slow
+def test_start_trained_trains_the_config_first_and_descends_from_its_policy(tmp_path) -> None:
+    config = tmp_path / "trained.yaml"
+    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
+    ppo = smoke.replace("rules: classic", "rules: revised").replace("num_players: 4", "")
+    table = "num_players: 2\nbackend: batched\nplay: sample\n"
+    stages = "descent: {start: trained, iterations: 2, report_every: 1}\n"
+    config.write_text(ppo + table + stages)
+    out = tmp_path / "out"
+    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    trained = out / "trained"
+    assert (trained / "best_policy.json").is_file() and (trained / "metrics.csv").is_file()
+    assert "descent" not in read_yaml(out / "trained.yaml")  # PPO settings alone
+    assert read_yaml(out / "config.yaml")["descent"]["start"] == "trained"
+    started = nash_conv(f"ppo:{trained}", "revised", 2).nash_conv
+    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
+    assert float(rows[0][1]) == pytest.approx(started, abs=1e-5)  # it began there
+    result = json.loads((out / "result.json").read_text())
+    steps = json.loads((trained / "best_policy.json").read_text())["step"]
+    assert result["start"] == "trained" and result["init_steps"] == steps
+    assert json.loads((out / "best_policy.json").read_text())["step"] == steps
+    assert (out / "versions.json").read_text() == (trained / "versions.json").read_text()
+    for more, says in [
+        ([], "already exists"),
+        (["--init", str(trained)], "both say where the descent starts"),
+    ]:
+        refused = subprocess.run(
+            [*command[:-1], str(out if not more else tmp_path / "both"), *more],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert says in refused.stderr
+    config.write_text(ppo + table + "descent: {start: warm}\n")
+    bad = subprocess.run(
+        [*command[:-1], str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "start is random or trained" in bad.stderr
+    assert not (tmp_path / "bad").exists() and not (tmp_path / "both").exists()
+
+
 def test_the_shipped_descent_configs_are_valid() -> None:
     script = load_script("descent")
-    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS))
+    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS), init=None)
     configs = sorted((ROOT / "configs" / "descent").glob("*.yaml"))
-    assert configs
+    configs += [p for p in (ROOT / "configs" / "zoo").glob("*.yaml") if "descent" in read_yaml(p)]
+    assert len(configs) >= 2
     for path in configs:
         data = read_yaml(path)
         stages = script.stages_of(script.descent_settings(data.pop("descent"), no_flags))
