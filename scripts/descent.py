@@ -205,10 +205,12 @@ def main(argv: list[str] | None = None) -> int:
         trained = out / "trained"
         (out / "trained.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
         print(f"training the start: train.py, into {trained}", flush=True)
-        command = ["train.py", "--config", str(out / "trained.yaml"), "--set", f"run_dir={trained}"]
-        done = subprocess.run([sys.executable, *command], cwd=ROOT)
-        if done.returncode != 0:
-            print(f"descent: training the start failed (exit {done.returncode})", file=sys.stderr)
+        config = str(out / "trained.yaml")
+        command = [str(ROOT / "train.py"), "--config", config, "--set", f"run_dir={trained}"]
+        training = subprocess.run([sys.executable, *command])  # paths as the caller gave them
+        if training.returncode != 0:
+            failed = f"exit {training.returncode}"
+            print(f"descent: training the start failed ({failed})", file=sys.stderr)
             return 1
         init_steps = start_from(actor, str(trained), cfg)
         if (trained / "versions.json").is_file():  # what trained it; the card shows it

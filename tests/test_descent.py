@@ -255,8 +255,9 @@ def test_start_trained_trains_the_config_first_and_descends_from_its_policy(tmp_
     stages = "descent: {start: trained, iterations: 2, report_every: 1}\n"
     config.write_text(ppo + table + stages)
     out = tmp_path / "out"
-    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    script = str(ROOT / "scripts" / "descent.py")
+    command = [sys.executable, script, "--config", str(config), "--out", "out"]  # relative
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     trained = out / "trained"
     assert (trained / "best_policy.json").is_file() and (trained / "metrics.csv").is_file()
