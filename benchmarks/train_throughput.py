@@ -2,7 +2,7 @@
 
     python benchmarks/train_throughput.py [--config configs/default.yaml] [--rollouts 2]
         [--repeats 3] [--num-envs N --n-steps T] [--sb3-threads 1] [--batched-threads 2]
-        [--json PATH]
+        [--device cpu|cuda] [--backends sb3 batched] [--json PATH]
 
 Both backends train the config's network (``net_arch``, ``activation``, ``features``)
 with its ``batch_size`` and ``n_epochs`` and the same learner steps per rollout (the
@@ -33,6 +33,9 @@ a few hundred rows, where more threads only add overhead; the batched backend's 
 the whole batch. ``--json PATH`` writes ``{"sb3": {"self_play": ..., "default_mix":
 ...}, "batched": {...}, "ratio": {...}}``, each entry ``{"collect": steps/s, "iteration":
 steps/s}``.
+
+``--device cuda`` puts both learners on the GPU (the games stay on the CPU, as in a run
+with ``device: cuda``); ``--backends batched`` measures one backend alone (no ratio).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import torch
 
 from grove_env.agents.learned.actor import Actor
 from grove_env.training.batched.trainer import BatchedTrainer
-from grove_env.training.builders import build_env, build_model
+from grove_env.training.builders import DeviceError, build_env, build_model, resolve_device
 from grove_env.training.config import TrainConfig, load_config
 
 SETTINGS = ("self_play", "default_mix")
@@ -76,6 +79,8 @@ def timed(run: Callable[[], None], repeats: int) -> tuple[float, float]:
     for _ in range(repeats):
         t0, c0 = time.perf_counter(), sum(os.times()[:2])
         run()
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()  # the GPU's queued work belongs to this timing
         walls.append(time.perf_counter() - t0)
         cpu += sum(os.times()[:2]) - c0
         wall += walls[-1]
@@ -85,7 +90,7 @@ def timed(run: Callable[[], None], repeats: int) -> tuple[float, float]:
 def sb3_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, float]:
     torch.set_num_threads(cfg.torch_threads)
     env = build_env(cfg)
-    model = build_model(cfg, env, "cpu")
+    model = build_model(cfg, env, resolve_device(cfg.device))
     env.opponents.live = Actor.of(model.policy)
     _, callback = model._setup_learn(10**12, None)  # resets the env, as learn() does
 
@@ -108,7 +113,7 @@ def sb3_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, float]
 
 def batched_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
-        trainer = BatchedTrainer(cfg, Path(folder))
+        trainer = BatchedTrainer(cfg, Path(folder), device=resolve_device(cfg.device))
         trainer.bar = None
 
         def collect() -> None:
@@ -175,12 +180,22 @@ def main(argv: list[str] | None = None) -> None:
         "default: the config's)",
     )
     p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
+    p.add_argument("--backends", nargs="+", choices=("sb3", "batched"), default=["sb3", "batched"])
+    p.add_argument(
+        "--device", choices=("cpu", "cuda"), default="cpu", help="the learners' torch device"
+    )
     p.add_argument("--json", default=None, metavar="PATH", help="write the figures as JSON")
     args = p.parse_args(argv)
     base = load_config(args.config)
     learn_from = args.learn_from or base.learn_from
     shape = (args.num_envs or base.num_envs, args.n_steps or base.n_steps)
-    base = base.model_copy(update={"num_envs": shape[0], "n_steps": shape[1]})
+    base = base.model_copy(
+        update={"num_envs": shape[0], "n_steps": shape[1], "device": args.device}
+    )
+    try:
+        resolve_device(args.device)
+    except DeviceError as e:
+        p.error(str(e))
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
     out["batched_settings"] = {"learn_from": learn_from, "shared_trunk": args.shared_trunk}
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
@@ -189,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"--batched-num-envs must divide the rollout of {shape[0] * shape[1]} steps")
     shapes = {"sb3": shape, "batched": (games, shape[0] * shape[1] // games)}
     for name in args.settings:
-        for backend in ("sb3", "batched"):
+        for backend in args.backends:
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
             if backend == "batched":
                 cfg = cfg.model_copy(
@@ -201,9 +216,12 @@ def main(argv: list[str] | None = None) -> None:
                 f"{name:12s} {backend:8s} collection {rates['collect']:9.0f} steps/s   "
                 f"collect+update {rates['iteration']:9.0f} steps/s   "
                 f"({cfg.num_envs} x {cfg.n_steps}, {rates['threads']} torch threads, "
+                f"{'' if args.device == 'cpu' else args.device + ', '}"
                 f"{rates['cpu_per_wall']:.2f} CPU s per s)",
                 flush=True,
             )
+        if len(args.backends) < 2:
+            continue
         s, b = out["sb3"][name], out["batched"][name]
         out["ratio"][name] = {k: b[k] / s[k] for k in ("collect", "iteration")}
         r = out["ratio"][name]

@@ -202,6 +202,41 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
     assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
 
 
+def test_the_throughput_benchmark_measures_one_backend_and_names_a_missing_gpu(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "rates.json"
+    bench = [sys.executable, "benchmarks/train_throughput.py", "--config", "configs/smoke.yaml"]
+    quick = ["--settings", "self_play", "--repeats", "1", "--rollouts", "1"]
+    proc = subprocess.run(
+        [*bench, *quick, "--backends", "batched", "--batched-threads", "1", "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rates = json.loads(out.read_text())
+    assert rates["sb3"] == {} and rates["ratio"] == {}
+    assert rates["batched"]["self_play"]["iteration"] > 0
+    assert " sb3 " not in proc.stdout and "ratio" not in proc.stdout
+    if not torch.cuda.is_available():
+        proc = subprocess.run(
+            [*bench, *quick, "--device", "cuda"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=ENV,
+        )
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.splitlines()[-1] == (
+            "train_throughput.py: error: device: cuda, but torch finds no CUDA device here; "
+            "use device: cpu (or auto)"
+        )
+
+
 @pytest.mark.parametrize("learn_from", ["learner", "live_seats"])
 def test_one_network_on_several_tables(tmp_path: Path, learn_from: str) -> None:
     cfg = SMOKE.model_copy(
