@@ -171,22 +171,24 @@ def test_a_run_measures_nashconv_and_keeps_the_least_exploitable(tmp_path: Path)
     assert (run_dir / "nashconv.png").is_file()
 
 
-def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
-    out = tmp_path / "rates.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/train_throughput.py",
-            *("--config", "configs/smoke.yaml", "--settings", "self_play"),
-            *("--num-envs", "64", "--n-steps", "16", "--batched-num-envs", "128"),
-            *("--repeats", "1", "--rollouts", "1", "--batched-threads", "1", "--json", str(out)),
-            *("--learn-from", "live_seats"),
-        ],
+def benchmark(*args: str) -> subprocess.CompletedProcess:
+    """``benchmarks/train_throughput.py`` on the smoke config, one timing of one rollout."""
+    return subprocess.run(
+        [sys.executable, "benchmarks/train_throughput.py", "--config", "configs/smoke.yaml"]
+        + ["--settings", "self_play", "--repeats", "1", "--rollouts", "1", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
         env=ENV,
+    )
+
+
+def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
+    out = tmp_path / "rates.json"
+    proc = benchmark(
+        *("--num-envs", "64", "--n-steps", "16", "--batched-num-envs", "128"),
+        *("--batched-threads", "1", "--json", str(out), "--learn-from", "live_seats"),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rates = json.loads(out.read_text())
@@ -206,30 +208,14 @@ def test_the_throughput_benchmark_measures_one_backend_and_names_a_missing_gpu(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "rates.json"
-    bench = [sys.executable, "benchmarks/train_throughput.py", "--config", "configs/smoke.yaml"]
-    quick = ["--settings", "self_play", "--repeats", "1", "--rollouts", "1"]
-    proc = subprocess.run(
-        [*bench, *quick, "--backends", "batched", "--batched-threads", "1", "--json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=ENV,
-    )
+    proc = benchmark("--backends", "batched", "--batched-threads", "1", "--json", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rates = json.loads(out.read_text())
     assert rates["sb3"] == {} and rates["ratio"] == {}
     assert rates["batched"]["self_play"]["iteration"] > 0
     assert " sb3 " not in proc.stdout and "ratio" not in proc.stdout
     if not torch.cuda.is_available():
-        proc = subprocess.run(
-            [*bench, *quick, "--device", "cuda"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=ENV,
-        )
+        proc = benchmark("--device", "cuda")
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert proc.stderr.splitlines()[-1] == (
             "train_throughput.py: error: device: cuda, but torch finds no CUDA device here; "
