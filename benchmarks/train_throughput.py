@@ -31,8 +31,8 @@ CPU seconds per wall-clock second over its timings (2.0: both cores busy). Each 
 runs with its own torch thread count (stated in the output): SB3's forward passes are of
 a few hundred rows, where more threads only add overhead; the batched backend's are of
 the whole batch. ``--json PATH`` writes ``{"sb3": {"self_play": ..., "default_mix":
-...}, "batched": {...}, "ratio": {...}}``, each entry ``{"collect": steps/s, "iteration":
-steps/s}``.
+...}, "batched": {...}, "ratio": {...}, "device": ...}``, each entry ``{"collect":
+steps/s, "iteration": steps/s}``.
 
 ``--device cuda`` puts both learners on the GPU (the games stay on the CPU, as in a run
 with ``device: cuda``); ``--backends batched`` measures one backend alone (no ratio).
@@ -198,13 +198,14 @@ def main(argv: list[str] | None = None) -> None:
         p.error(str(e))
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
     out["batched_settings"] = {"learn_from": learn_from, "shared_trunk": args.shared_trunk}
+    out["device"] = args.device
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
     games = args.batched_num_envs or shape[0]
     if (shape[0] * shape[1]) % games:
         p.error(f"--batched-num-envs must divide the rollout of {shape[0] * shape[1]} steps")
     shapes = {"sb3": shape, "batched": (games, shape[0] * shape[1] // games)}
     for name in args.settings:
-        for backend in args.backends:
+        for backend in dict.fromkeys(args.backends):  # each once, in the order given
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
             if backend == "batched":
                 cfg = cfg.model_copy(
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{rates['cpu_per_wall']:.2f} CPU s per s)",
                 flush=True,
             )
-        if len(args.backends) < 2:
+        if set(args.backends) != {"sb3", "batched"}:
             continue
         s, b = out["sb3"][name], out["batched"][name]
         out["ratio"][name] = {k: b[k] / s[k] for k in ("collect", "iteration")}

@@ -211,7 +211,7 @@ def test_the_throughput_benchmark_measures_one_backend_and_names_a_missing_gpu(
     proc = benchmark("--backends", "batched", "--batched-threads", "1", "--json", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rates = json.loads(out.read_text())
-    assert rates["sb3"] == {} and rates["ratio"] == {}
+    assert rates["sb3"] == {} and rates["ratio"] == {} and rates["device"] == "cpu"
     assert rates["batched"]["self_play"]["iteration"] > 0
     assert " sb3 " not in proc.stdout and "ratio" not in proc.stdout
     if not torch.cuda.is_available():
