@@ -135,6 +135,26 @@ def test_kill_9_then_resume_reaches_the_same_step_count(tmp_path: Path) -> None:
     kill_then_resume(tmp_path / "run", *BATCHED)
 
 
+def test_a_checkpoint_written_before_foreach_adam_resumes_with_it(tmp_path: Path) -> None:
+    cfg = load_config(ROOT / "configs" / "smoke.yaml").model_copy(update={"backend": "batched"})
+    trainer = BatchedTrainer(cfg, tmp_path)
+    trainer.bar = None
+    trainer.iterate()
+    ckpt = trainer.save_checkpoint()
+    trainer.writer.close()
+    state = torch.load(ckpt / MODEL_FILE, weights_only=True)
+    assert [g["foreach"] for g in state["optimizer"]["param_groups"]] == [True]
+    for group in state["optimizer"]["param_groups"]:
+        group["foreach"] = None  # as torch.optim.Adam's default wrote it before
+    torch.save(state, ckpt / MODEL_FILE)
+    again = BatchedTrainer(cfg, tmp_path, ckpt)
+    again.writer.close()
+    assert [g["foreach"] for g in again.optimizer.param_groups] == [True]
+    saved, loaded = state["optimizer"]["state"], again.optimizer.state_dict()["state"]
+    assert saved.keys() == loaded.keys() and saved
+    assert all(torch.equal(saved[i][k], loaded[i][k]) for i in saved for k in saved[i])
+
+
 def test_ctrl_c_saves_a_checkpoint_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     proc = start_and_wait_for_checkpoint(run_dir, *BATCHED)
