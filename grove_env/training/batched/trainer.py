@@ -265,7 +265,7 @@ class BatchedTrainer(RunSchedule):
         state = read_checkpoint_model(ckpt)
         load_model(state, self.model, self.optimizer, self.generator, ckpt / MODEL_FILE)
         for group in self.optimizer.param_groups:  # a checkpoint written before foreach
-            group["foreach"] = True
+            group["foreach"] = self.optimizer.defaults["foreach"]
         pool = checkpoint.read_pool(ckpt)
         self.opponents.load_pool_state(pool, self.actor)
         if "magnet" in pool:
