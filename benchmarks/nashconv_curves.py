@@ -1,6 +1,6 @@
 """NashConv against learner steps: training methods compared on one budget, several seeds.
 
-    python benchmarks/nashconv_curves.py [--methods ppo=configs/zoo/revised_2p.yaml
+    python benchmarks/nashconv_curves.py [--methods ppo=configs/revised_2p.yaml
         mmd=configs/mmd.yaml] [--tables revised-2p revised-3p] [--seeds 0 1 2]
         [--steps 3000000] [--every 500000] [--work runs/curves] [--json PATH] [--png PATH]
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--methods",
         nargs="+",
-        default=["ppo=configs/zoo/revised_2p.yaml", "mmd=configs/mmd.yaml"],
+        default=["ppo=configs/revised_2p.yaml", "mmd=configs/mmd.yaml"],
         help="name=config",
     )
     p.add_argument("--tables", nargs="+", default=["revised-2p", "revised-3p"])

@@ -1,14 +1,15 @@
 """Train a policy by exploitability descent on the exact round tree (no samples, no imitation).
 
-    python scripts/descent.py --config configs/zoo/revised_2p.yaml --out runs/descent-revised-2p
+    python scripts/descent.py --config configs/revised_2p.yaml --out runs/descent-revised-2p
         [--iterations 2000] [--lr 0.003] [--lr-end 0.02] [--report-every 25] [--other-states]
         [--whole-game [--round-weight 0.5]] [--init POLICY]
 
 The config gives the table (``rules``, ``num_players``: one table) and the network
 (``net_arch``, ``activation``, ``features``, ``seed``); its PPO settings are read only
 with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
-``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``) sets
-what the flags do not (``scripts/zoo.py`` trains a table whose config has one this
+``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``, and
+the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
+``keep``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config has one this
 way). A ``then:`` mapping in that section (the same keys; the flags set only the first
 stage) is a second stage, started from the weights the first one kept:
 ``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
@@ -39,6 +40,13 @@ iterations are in ``result.json`` and the config).
 
 With ``--other-states`` each iteration also descends on the round at one later public
 state of the game (drawn at random), so that the rounds after the first are trained too.
+``later_rounds: K`` takes those states from the ``K`` rounds after the first only (at
+3 players there are 563 later states, 13 of them in round 2). ``against: {spec:
+weight}`` with ``against_weight: W`` adds the play term of
+:mod:`grove_env.training.descent`: each seat's value in the round against ``n - 1``
+copies of each opponent (the gauntlet's styles, ``heuristic``, ``random``...), on the
+first round and on the later state drawn; ``keep: last`` keeps the final weights, not
+the lowest NashConv's (the trade between the two terms is the point).
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
 (:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
 own loss (its markers) times ``W``; ``--init POLICY`` starts from a policy of the same
@@ -60,10 +68,12 @@ from typing import Any
 import torch
 import yaml
 
+from grove_env.agents.base import make_agent, table_refusal
 from grove_env.agents.learned.policy_files import BEST_POLICY, ModelFileError
 from grove_env.agents.learned.ppo import load_actor
 from grove_env.agents.learned.safe_policy import save_policy
 from grove_env.analysis.measure import round_tree
+from grove_env.messages import one_line
 from grove_env.rules import get_rules
 from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
@@ -73,6 +83,7 @@ from grove_env.training.descent import (
     check_settings,
     descend,
     lowest,
+    opponents_on,
     other_states,
 )
 from grove_env.training.descent_game import descend_game
@@ -88,6 +99,10 @@ DEFAULTS: dict[str, Any] = {
     "other_states": False,
     "whole_game": False,
     "round_weight": 0.0,
+    "later_rounds": 0,
+    "against": {},
+    "against_weight": 0.0,
+    "keep": "lowest",
 }
 STARTS = ("random", "trained")
 
@@ -105,13 +120,16 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         )
     out: dict[str, Any] = {}
     for key, default in DEFAULTS.items():
-        flag = getattr(args, key) if args is not None else None
+        flag = getattr(args, key, None) if args is not None else None
         value = flag if flag is not None else section.get(key, default)
         if type(value) is not type(default) and not (type(default) is float and type(value) is int):
             raise ConfigError(f"descent: {key} is a {type(default).__name__}, got {value!r}")
         out[key] = value
     if out["round_weight"] and not out["whole_game"]:
         raise ConfigError("descent: round_weight is for a whole_game stage")
+    if out["later_rounds"] < 0 or (out["later_rounds"] and not out["other_states"]):
+        raise ConfigError("descent: later_rounds is a count >= 0 for an other_states stage")
+    check_against(out)
     if args is not None:
         out["start"] = section.get("start", "random")
         if out["start"] not in STARTS:
@@ -121,6 +139,30 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
     if section.get("then") is not None:
         out["then"] = descent_settings(section["then"], None)
     return out
+
+
+def check_against(stage: dict[str, Any]) -> None:
+    """``against`` (agent spec -> weight > 0) and ``against_weight`` (>= 0) go together,
+    for a stage on rounds (not ``whole_game``); each spec must make an agent."""
+    against, weight = stage["against"], stage["against_weight"]
+    if bool(against) != bool(weight) or weight < 0:
+        raise ConfigError("descent: against (spec: weight) and against_weight > 0 go together")
+    if against and stage["whole_game"]:
+        raise ConfigError("descent: against is for stages on rounds, not whole_game")
+    for spec, w in against.items():
+        if not isinstance(spec, str) or isinstance(w, bool) or not isinstance(w, int | float):
+            raise ConfigError(f"descent: against maps agent specs to weights, got {spec!r}: {w!r}")
+        if not w > 0:
+            raise ConfigError(f"descent: against's weights are > 0, got {spec}: {w}")
+        try:
+            agent = make_agent(spec, seed=0)
+        except (ValueError, ModelFileError) as e:
+            raise ConfigError(f"descent: against {spec!r}: {one_line(e)}") from None
+        if not (hasattr(agent, "action_probabilities") or getattr(agent, "deterministic", False)):
+            raise ConfigError(
+                f"descent: against {spec!r}: its move probabilities cannot be asked "
+                "(the styles, heuristic, random, cfr and ppo: can)"
+            )
 
 
 def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
@@ -188,7 +230,12 @@ def main(argv: list[str] | None = None) -> int:
                 stage["lr"],
                 stage["lr_end"],
                 ("report_every", stage["report_every"]),
+                stage["keep"],
             )
+            for spec in stage["against"]:
+                refusal = table_refusal(spec, rules, n)
+                if refusal is not None:
+                    raise ConfigError(f"descent: against {spec!r}: {refusal}")
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
@@ -234,7 +281,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{line} ({seconds:.0f} s)", flush=True)
 
         if stage["other_states"] and not also:
-            also = other_states(actor, get_rules(rules), n, cfg.max_rounds)
+            also = other_states(
+                actor,
+                get_rules(rules),
+                n,
+                cfg.max_rounds,
+                rounds=stage["later_rounds"],
+                against=stage["against"],
+            )
             print(f"{len(also)} later public states, one drawn per iteration", flush=True)
         if stage["whole_game"]:
             reports = descend_game(
@@ -261,8 +315,12 @@ def main(argv: list[str] | None = None) -> int:
                 on_report=report,
                 also=also if stage["other_states"] else [],
                 seed=cfg.seed,
+                against=opponents_on(tree, stage["against"]) if stage["against"] else [],
+                against_weight=stage["against_weight"],
+                keep=stage["keep"],
             )
-        kept_at = done + lowest(reports).iteration
+        kept = reports[-1] if stage["keep"] == "last" else lowest(reports)
+        kept_at = done + kept.iteration
         done += stage["iterations"]
     log.close()
     step = init_steps if settings["start"] == "trained" else kept_at

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+import yaml
 from command_lines import load_script
 
 from grove_env.analysis import nash_conv
@@ -35,13 +36,16 @@ from grove_env.training.descent import (
     descend,
     descent_loss,
     lowest,
+    opponents_on,
     other_states,
+    play_loss,
+    play_values,
     tree_inputs,
 )
 from grove_env.training.descent_game import descend_game
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "zoo" / "revised_2p.yaml"
+CONFIG = ROOT / "configs" / "revised_2p.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -101,17 +105,17 @@ def test_descent_refuses_bad_settings(tree) -> None:
             descend(fresh_actor(), tree, iterations=5, lr=lr)
 
 
+def descent_script(config: Path, out: Path, *more: str) -> subprocess.CompletedProcess:
+    """``scripts/descent.py`` on ``config`` into ``out``, run from the repository."""
+    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
+    return subprocess.run([*command, *more], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
 @pytest.mark.slow
 def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
     out = tmp_path / "descent"
     command = [sys.executable, "scripts/descent.py", "--config", str(CONFIG), "--out", str(out)]
-    run = subprocess.run(
-        [*command, "--iterations", "6", "--report-every", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = descent_script(CONFIG, out, "--iterations", "6", "--report-every", "3")
     assert run.returncode == 0, run.stderr
     result = json.loads((out / "result.json").read_text())
     rows = (out / "descent.csv").read_text().splitlines()
@@ -163,13 +167,121 @@ def test_other_states_are_the_later_rounds_with_their_own_inputs(tree) -> None:
     second = public_states(rules, 2, max_rounds=2).layers[1]
     assert len(later) == len(second) > 1
     first_inputs = tree_inputs(actor, tree)
-    for other, inputs in later:
+    for one in later:
+        other, inputs = one.tree, one.inputs
+        assert one.against == []  # no opponents asked for
         assert other.state is not None and len(other.depths) == len(tree.depths)
         assert all(d.observations.size == 0 for d in other.depths)  # the inputs hold them
         assert [x.shape for x, _ in inputs] == [x.shape for x, _ in first_inputs]
         assert not torch.equal(inputs[0][0], first_inputs[0][0])  # round and counts differ
     reports = descend(actor, tree, iterations=2, lr=0.003, report_every=1, also=later, seed=1)
     assert [r.iteration for r in reports] == [0, 1, 2]
+
+
+def test_other_states_of_the_first_later_rounds_carry_their_opponents() -> None:
+    actor = fresh_actor()
+    rules = get_rules("revised")
+    states = public_states(rules, 2, max_rounds=100)
+    later = other_states(actor, rules, 2, 100, rounds=1, against={"greedy": 1.0})
+    assert len(later) == len(states.layers[1]) < sum(len(x) for x in states.layers) - 1
+    for one in later:
+        ((spec, weight, branches),) = one.against
+        assert (spec, weight) == ("greedy", 1.0)
+        assert [len(b) for b in branches] == [len(x) for x, _ in one.inputs]
+        assert all(((b == 0) | (b == 1)).all() for b in branches)  # greedy decides
+
+
+def against_greedy(tree, probs, seat) -> list[np.ndarray]:
+    greedy = policy_branches(tree, [policy_of("greedy")] * 2)
+    return [probs[t] if d.seat == seat else greedy[t] for t, d in enumerate(tree.depths)]
+
+
+def test_play_values_are_each_seats_value_against_copies_of_the_opponent(tree) -> None:
+    actor = fresh_actor()
+    inputs = tree_inputs(actor, tree)
+    probs = [p.detach().double().numpy() for p in branch_probabilities(actor, inputs)]
+    opponents = opponents_on(tree, {"greedy": 3, "random": 1})
+    assert [(spec, w) for spec, w, _ in opponents] == [("greedy", 0.75), ("random", 0.25)]
+    values = play_values(tree, probs, opponents)
+    direct = [policy_values(tree, against_greedy(tree, probs, j))[j] for j in (0, 1)]
+    assert values["greedy"] == pytest.approx(float(np.mean(direct)), abs=1e-12)
+    assert set(values) == {"greedy", "random"}
+    loss = play_loss(tree, branch_probabilities(actor, inputs), opponents)
+    loss.backward()  # a loss with a gradient through the network
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in actor.parameters())
+
+
+def test_the_play_term_moves_the_policy_towards_beating_the_opponent(tree) -> None:
+    actor = fresh_actor()
+    inputs = tree_inputs(actor, tree)
+    opponents = opponents_on(tree, {"greedy": 1})
+
+    def value() -> float:
+        with torch.no_grad():
+            probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
+        return play_values(tree, probs, opponents)["greedy"]
+
+    before = value()
+    greedy = opponents[0][2]
+    best = float(np.mean([best_response_value(tree, greedy, j) for j in (0, 1)]))
+    reports = descend(
+        actor, tree, 30, 0.003, report_every=10, against=opponents, against_weight=20.0, keep="last"
+    )
+    after = value()
+    assert before + 0.4 * (best - before) < after <= best + 1e-9  # 0.48 of the way here
+    as_played = SimpleNamespace(action_probabilities=actor.probabilities)
+    last = nash_conv(as_played, "revised", 2).nash_conv
+    assert reports[-1].iteration == 30 and last == pytest.approx(reports[-1].nash_conv, abs=1e-6)
+    with pytest.raises(ValueError, match="keep is lowest or last"):
+        descend(actor, tree, 1, 0.003, keep="best")
+
+
+def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
+    script = load_script("descent")
+    no_flags = argparse.Namespace(init=None)
+    for bad, says in [
+        ("{against: {greedy: 1}}", "go together"),
+        ("{against_weight: 1.0}", "go together"),
+        ("{against: {greedy: 0}, against_weight: 1.0}", "weights are > 0"),
+        ("{against: {greedy: true}, against_weight: 1.0}", "maps agent specs to weights"),
+        ("{against: {nobody: 1}, against_weight: 1.0}", "unknown agent 'nobody'"),
+        ("{against: {human: 1}, against_weight: 1.0}", "cannot be asked"),
+        ("{later_rounds: 2}", "for an other_states stage"),
+        ("{keep: best}", "keep is lowest or last"),
+        ("{whole_game: true, against: {greedy: 1}, against_weight: 1.0}", "not whole_game"),
+    ]:
+        section = yaml.safe_load(bad)
+        with pytest.raises(Exception, match=says) as caught:
+            settings = script.descent_settings(section, no_flags)
+            for stage in script.stages_of(settings):  # keep: checked with the others
+                check_settings(1, 0.1, 0.02, ("report_every", 1), stage["keep"])
+        assert type(caught.value).__name__ in ("ConfigError", "ValueError")
+    config = tmp_path / "three.yaml"
+    three = CONFIG.read_text().replace("num_players: 2", "num_players: 3")
+    config.write_text(three + "descent: {against: {cfr: 1}, against_weight: 1.0}\n")
+    code = script.main(["--config", str(config), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "against 'cfr'" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_the_script_descends_against_opponents_on_later_rounds_and_keeps_the_last(
+    tmp_path,
+) -> None:
+    config = tmp_path / "play.yaml"
+    play = "{other_states: true, later_rounds: 1, against: {greedy: 2, random: 1}, "
+    config.write_text(CONFIG.read_text() + f"descent: {play}against_weight: 5.0, keep: last}}\n")
+    out = tmp_path / "out"
+    run = descent_script(config, out, "--iterations", "4", "--report-every", "2")
+    assert run.returncode == 0, run.stderr
+    result = json.loads((out / "result.json").read_text())
+    second = public_states(get_rules("revised"), 2, max_rounds=100).layers[1]
+    assert result["later_states"] == len(second)
+    assert result["against"] == {"greedy": 2, "random": 1} and result["keep"] == "last"
+    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
+    assert result["kept_iteration"] == 4 == int(rows[-1][0])
+    assert result["nash_conv"]["round"] == pytest.approx(float(rows[-1][1]), abs=1e-5)
 
 
 @pytest.mark.slow

@@ -191,7 +191,7 @@ def test_the_script_trains_measures_and_installs_a_table(tmp_path):
 
 @pytest.mark.slow
 def test_a_config_with_a_descent_section_is_trained_by_exploitability_descent(tmp_path):
-    recipe = (ROOT / "configs" / "zoo" / "revised_2p.yaml").read_text()
+    recipe = (ROOT / "configs" / "revised_2p.yaml").read_text()
     _, out = zoo_revised_2p(tmp_path, recipe + "descent: {iterations: 4, report_every: 2}\n")
     configs = tmp_path / "configs"
     card = read_zoo_card("revised-2p", out)

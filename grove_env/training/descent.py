@@ -25,6 +25,19 @@ so the result plays as ``ppo:`` (sampling: an equilibrium is mixed). Every
 ``report_every`` iterations the exact NashConv is measured and the best weights so far
 are kept: the best-response gradient jumps as the responses change, so the last
 iterate is not always the lowest.
+
+**Play against fixed opponents** (``against``, :func:`opponents_on`, :func:`play_loss`).
+An equilibrium need not win much against weak players; the gauntlet measures that. With
+``against_weight`` ``w`` and opponents (agent specs, each with a weight), each
+iteration's loss also has ``-w * sum_b weight_b * sum_j value_j(b)``, where
+``value_j(b)`` is seat ``j``'s exact expected markers in the round when every other seat
+plays opponent ``b`` (the gauntlet's table: one agent against ``n - 1`` copies). Its
+gradient is the counterfactual values of ``j`` against ``b``'s branch probabilities,
+which are asked once per tree, as the analysis asks any agent
+(:func:`~grove_env.analysis.policies.policy_of`). The descent term pulls towards an
+equilibrium, this one towards the best response to the styles; ``keep: last`` (in
+:func:`run_descent`) keeps the final weights instead of the lowest NashConv, since the
+trade is the point.
 """
 
 from __future__ import annotations
@@ -43,9 +56,12 @@ from grove_env.agents.learned.actor import MASKED_LOGIT, Actor
 from grove_env.analysis.best_response import (
     best_response,
     exploitability_of,
+    policy_values,
     seat_counterfactual_values,
 )
 from grove_env.analysis.measure import round_tree
+from grove_env.analysis.policies import branch_probabilities as agent_branches
+from grove_env.analysis.policies import policy_of
 from grove_env.analysis.round_tree import RoundTree
 from grove_env.analysis.whole_game import at_state, public_states
 from grove_env.rules import RuleSet
@@ -62,6 +78,57 @@ class DescentReport:
 
 Inputs = list[tuple[torch.Tensor, torch.Tensor]]
 """Per depth of a round tree: the actor's inputs and the legal-move masks."""
+
+Opponents = Sequence[tuple[str, float, list[np.ndarray]]]
+"""Per opponent: its spec, its weight (the weights sum to one) and its branch
+probabilities at every depth of one round tree."""
+
+KEEPS = ("lowest", "last")
+
+
+def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
+    """``against`` (agent spec -> weight > 0) on ``tree``: each opponent's branch
+    probabilities at every information set (the tree's observations, asked as the
+    analysis asks any agent), the weights made to sum to one."""
+    total = float(sum(against.values()))
+    out = []
+    for spec, weight in against.items():
+        policy = policy_of(spec, seed=0)
+        out.append((spec, weight / total, agent_branches(tree, [policy] * tree.num_players)))
+    return out
+
+
+def against_profile(
+    tree: RoundTree, probs: list[np.ndarray], branches: list[np.ndarray], seat: int
+) -> list[np.ndarray]:
+    """``seat`` plays ``probs``, every other seat the opponent's ``branches``."""
+    return [probs[t] if d.seat == seat else branches[t] for t, d in enumerate(tree.depths)]
+
+
+def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) -> dict[str, float]:
+    """Per opponent: the policy's expected markers in one round against ``n - 1`` copies
+    of it, the mean over the seats it can take."""
+    n = tree.num_players
+    return {
+        spec: float(
+            np.mean([policy_values(tree, against_profile(tree, probs, b, j))[j] for j in range(n)])
+        )
+        for spec, _, b in opponents
+    }
+
+
+def play_loss(tree: RoundTree, probs: list[torch.Tensor], opponents: Opponents) -> torch.Tensor:
+    """Minus the weighted sum over opponents and seats of the seat's value against
+    ``n - 1`` copies of the opponent (module docstring), as a loss whose gradient is
+    the seat's counterfactual values there."""
+    fixed = [p.detach().double().numpy() for p in probs]
+    loss = torch.zeros(())
+    for _, weight, branches in opponents:
+        for j in range(tree.num_players):
+            profile = against_profile(tree, fixed, branches, j)
+            for t, cfv in seat_counterfactual_values(tree, profile, j).items():
+                loss = loss - weight * (probs[t] * torch.as_tensor(cfv, dtype=torch.float32)).sum()
+    return loss
 
 
 def tree_inputs(actor: Actor, tree: RoundTree) -> Inputs:
@@ -110,16 +177,21 @@ def descend(
     lr_end: float = 0.02,
     report_every: int = 25,
     on_report: Callable[[DescentReport], None] | None = None,
-    also: Sequence[tuple[RoundTree, Inputs]] = (),
+    also: Sequence[Later] = (),
     seed: int = 0,
+    against: Opponents = (),
+    against_weight: float = 0.0,
+    keep: str = "lowest",
 ) -> list[DescentReport]:
     """Train ``actor`` by exploitability descent on ``tree`` (module docstring); leave it
-    holding the weights of the lowest NashConv measured on ``tree``. Returns the
-    measurements.
+    holding the weights of the lowest NashConv measured on ``tree`` (``keep: last``: the
+    final weights). Returns the measurements.
 
     ``also``: rounds at other public states (:func:`other_states`), one of them drawn at
     random (``seed``) each iteration and descended on beside ``tree``, so that the
-    policy is trained where later rounds are played too.
+    policy is trained where later rounds are played too. ``against`` (opponents on
+    ``tree``, :func:`opponents_on`) with ``against_weight`` > 0 adds the play term of
+    the module docstring, on ``tree`` and on the drawn later round (its own opponents).
     """
     inputs = tree_inputs(actor, tree)
     rng = np.random.default_rng(seed)
@@ -129,23 +201,42 @@ def descend(
             probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
         return exploitability_of(tree, probs).nash_conv
 
+    def term(on: RoundTree, on_inputs: Inputs, opponents: Opponents) -> torch.Tensor:
+        probs = branch_probabilities(actor, on_inputs)
+        total = descent_loss(on, probs)
+        if against_weight and opponents:
+            total = total + against_weight * play_loss(on, probs, opponents)
+        return total
+
     def loss() -> torch.Tensor:
-        total = descent_loss(tree, branch_probabilities(actor, inputs))
+        total = term(tree, inputs, against)
         if also:
-            other, other_inputs = also[int(rng.integers(len(also)))]
-            total = total + descent_loss(other, branch_probabilities(actor, other_inputs))
+            other = also[int(rng.integers(len(also)))]
+            total = total + term(other.tree, other.inputs, other.against)
         return total
 
     return run_descent(
-        actor, iterations, lr, lr_end, ("report_every", report_every), measure, loss, on_report
+        actor,
+        iterations,
+        lr,
+        lr_end,
+        ("report_every", report_every),
+        measure,
+        loss,
+        on_report,
+        keep=keep,
     )
 
 
-def check_settings(iterations: int, lr: float, lr_end: float, every: tuple[str, int]) -> None:
+def check_settings(
+    iterations: int, lr: float, lr_end: float, every: tuple[str, int], keep: str = "lowest"
+) -> None:
     """A ``ValueError`` unless the settings of :func:`run_descent` make sense."""
     name, period = every
     if iterations < 0 or period < 1 or not 0 < lr < math.inf or not 0 <= lr_end <= 1:
         raise ValueError(f"need iterations >= 0, {name} >= 1, lr > 0, 0 <= lr_end <= 1")
+    if keep not in KEEPS:
+        raise ValueError(f"keep is {' or '.join(KEEPS)}, got {keep!r}")
 
 
 def run_descent(
@@ -157,13 +248,14 @@ def run_descent(
     measure: Callable[[], float],
     loss: Callable[[], torch.Tensor],
     on_report: Callable[[DescentReport], None] | None = None,
+    keep: str = "lowest",
 ) -> list[DescentReport]:
     """The loop of every descent: ``measure()`` (a NashConv) at iteration 0, every
     ``every`` iterations (named, for the error) and at the end, keeping the weights of
-    the lowest; between, one Adam step on ``loss()`` over the actor's body and head, the
-    step size linear from ``lr`` to ``lr * lr_end``. Leaves ``actor`` with the kept
-    weights; returns the measurements."""
-    check_settings(iterations, lr, lr_end, every)
+    the lowest (``keep: last``: of the end); between, one Adam step on ``loss()`` over
+    the actor's body and head, the step size linear from ``lr`` to ``lr * lr_end``.
+    Leaves ``actor`` with the kept weights; returns the measurements."""
+    check_settings(iterations, lr, lr_end, every, keep)
     period = every[1]
     params = [p for m in (actor.body, actor.head) for p in m.parameters()]
     optimizer = torch.optim.Adam(params, lr=lr)
@@ -176,7 +268,7 @@ def run_descent(
             reports.append(report)
             if on_report is not None:
                 on_report(report)
-            if best is None or report.nash_conv < best[0]:
+            if best is None or report.nash_conv < best[0] or keep == "last":
                 best = (report.nash_conv, copy.deepcopy(actor.state_dict()))
         if k == iterations:
             break
@@ -191,25 +283,42 @@ def run_descent(
     return reports
 
 
+@dataclass(frozen=True)
+class Later:
+    """A round at a public state after the first, as :func:`descend` trains on it."""
+
+    tree: RoundTree
+    """Without observations (``inputs`` hold what the actor reads)."""
+    inputs: Inputs
+    against: Opponents
+
+
 def other_states(
-    actor: Actor, rules: RuleSet, num_players: int, max_rounds: int
-) -> list[tuple[RoundTree, Inputs]]:
+    actor: Actor,
+    rules: RuleSet,
+    num_players: int,
+    max_rounds: int,
+    rounds: int = 0,
+    against: dict[str, float] | None = None,
+) -> list[Later]:
     """The round at every public state a game can reach after its first round (by
-    ``max_rounds``), each with the actor's inputs; the trees keep no observations (the
-    inputs hold what the actor reads), so the list costs about 16 MB a state at 2
-    players (116 states at revised)."""
+    ``max_rounds``; ``rounds`` > 0: only in the ``rounds`` rounds after the first),
+    each with the actor's inputs and the opponents ``against`` on it; the trees keep no
+    observations, so the list costs about 16 MB a state at 2 players (116 states at
+    revised; 13 states in round 2 at revised 3 players, 60 in round 3)."""
     states = public_states(rules, num_players, max_rounds)
     out = []
     for k, layer in enumerate(states.layers):
         round_number = states.round_of(k)
+        if k == 0 or (rounds and round_number > 1 + rounds):
+            continue  # the start of the game is the tree descent measures
         first = states.first(round_number)
         for counts in sorted(layer):
-            if k == 0:
-                continue  # the start of the game: the tree descent measures
             tree = at_state(round_tree(rules, num_players, first), counts, round_number)
             inputs = tree_inputs(actor, tree)
+            opponents = opponents_on(tree, against) if against else []
             bare = [dataclasses.replace(d, observations=d.observations[:0]) for d in tree.depths]
-            out.append((dataclasses.replace(tree, depths=bare), inputs))
+            out.append(Later(dataclasses.replace(tree, depths=bare), inputs, opponents))
     return out
 
 
@@ -218,4 +327,14 @@ def lowest(reports: list[DescentReport]) -> DescentReport:
     return min(reports, key=lambda r: (r.nash_conv, r.iteration))
 
 
-__all__ = ["DescentReport", "descend", "descent_loss", "lowest", "tree_inputs"]
+__all__ = [
+    "DescentReport",
+    "Later",
+    "descend",
+    "descent_loss",
+    "lowest",
+    "opponents_on",
+    "play_loss",
+    "play_values",
+    "tree_inputs",
+]
