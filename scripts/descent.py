@@ -9,8 +9,8 @@ The config gives the table (``rules``, ``num_players``: one table) and the netwo
 with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
 ``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``, and
 the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
-``keep``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config has one this
-way). A ``then:`` mapping in that section (the same keys; the flags set only the first
+``keep``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config
+has one this way). A ``then:`` mapping in that section (the same keys; the flags set only the first
 stage) is a second stage, started from the weights the first one kept:
 ``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
 
@@ -269,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     log = (out / "descent.csv").open("w")
     log.write("iteration,nash_conv,seconds,measure\n")
     also: list = []
+    built_for: tuple[int, dict[str, Any]] | None = None
     done = kept_at = 0
     for stage in stages_of(settings):
         measured_on = "game" if stage["whole_game"] else "round"
@@ -280,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
             line = f"iteration {done + r.iteration}: NashConv {r.nash_conv:.4f} ({measured_on})"
             print(f"{line} ({seconds:.0f} s)", flush=True)
 
-        if stage["other_states"] and not also:
+        wanted = (stage["later_rounds"], stage["against"])
+        if stage["other_states"] and (not also or built_for != wanted):
+            built_for = wanted  # a later stage with other rounds or opponents builds its own
             also = other_states(
                 actor,
                 get_rules(rules),

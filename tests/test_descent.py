@@ -270,18 +270,24 @@ def test_the_script_descends_against_opponents_on_later_rounds_and_keeps_the_las
     tmp_path,
 ) -> None:
     config = tmp_path / "play.yaml"
-    play = "{other_states: true, later_rounds: 1, against: {greedy: 2, random: 1}, "
-    config.write_text(CONFIG.read_text() + f"descent: {play}against_weight: 5.0, keep: last}}\n")
+    play = "other_states: true, against: {greedy: 2, random: 1}, against_weight: 5.0"
+    then = f"then: {{iterations: 2, report_every: 1, {play}, later_rounds: 2}}"
+    stages = f"{{{play}, later_rounds: 1, keep: last, {then}}}"
+    config.write_text(CONFIG.read_text() + f"descent: {stages}\n")
     out = tmp_path / "out"
     run = descent_script(config, out, "--iterations", "4", "--report-every", "2")
     assert run.returncode == 0, run.stderr
     result = json.loads((out / "result.json").read_text())
-    second = public_states(get_rules("revised"), 2, max_rounds=100).layers[1]
-    assert result["later_states"] == len(second)
+    layers = public_states(get_rules("revised"), 2, max_rounds=100).layers
+    second, third = len(layers[1]), len(layers[2])
+    assert f"{second} later public states" in run.stdout  # round 2 for the first stage
+    assert result["later_states"] == second + third  # rounds 2 and 3 for the second
     assert result["against"] == {"greedy": 2, "random": 1} and result["keep"] == "last"
     rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
-    assert result["kept_iteration"] == 4 == int(rows[-1][0])
-    assert result["nash_conv"]["round"] == pytest.approx(float(rows[-1][1]), abs=1e-5)
+    assert [int(r[0]) for r in rows] == [0, 2, 4, 4, 5, 6]
+    kept = min(rows[3:], key=lambda r: (float(r[1]), int(r[0])))  # the second stage's
+    assert result["kept_iteration"] == int(kept[0])  # lowest: keep is per stage (default)
+    assert result["nash_conv"]["round"] == pytest.approx(float(kept[1]), abs=1e-5)
 
 
 @pytest.mark.slow

@@ -311,7 +311,7 @@ def other_states(
     for k, layer in enumerate(states.layers):
         round_number = states.round_of(k)
         if k == 0 or (rounds and round_number > 1 + rounds):
-            continue  # the start of the game is the tree descent measures
+            continue  # the start (the tree descent measures), or a round not asked for
         first = states.first(round_number)
         for counts in sorted(layer):
             tree = at_state(round_tree(rules, num_players, first), counts, round_number)
