@@ -24,8 +24,8 @@ self-play, then descent on the exact round tree.
 folder):
 
 - ``config.yaml``: the config as used, with its ``descent:`` settings;
-- ``best_policy.json``/``.pt``: the lowest-NashConv weights (of the last stage), safe
-  format, playing by sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments,
+- ``best_policy.json``/``.pt``: the weights the last stage kept (its lowest NashConv's,
+  or its final ones with ``keep: last``), safe format, playing by sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments,
   the gauntlet and the analysis;
 - ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
@@ -82,7 +82,7 @@ from grove_env.training.descent import (
     DescentReport,
     check_settings,
     descend,
-    lowest,
+    kept,
     opponents_on,
     other_states,
 )
@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     log = (out / "descent.csv").open("w")
     log.write("iteration,nash_conv,seconds,measure\n")
     also: list = []
-    built_for: tuple[int, dict[str, Any]] | None = None
+    built_for: tuple[int, dict[str, Any]] | None = None  # what ``also`` holds
     done = kept_at = 0
     for stage in stages_of(settings):
         measured_on = "game" if stage["whole_game"] else "round"
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{line} ({seconds:.0f} s)", flush=True)
 
         wanted = (stage["later_rounds"], stage["against"])
-        if stage["other_states"] and (not also or built_for != wanted):
+        if stage["other_states"] and built_for != wanted:
             built_for = wanted  # a later stage with other rounds or opponents builds its own
             also = other_states(
                 actor,
@@ -322,8 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                 against_weight=stage["against_weight"],
                 keep=stage["keep"],
             )
-        kept = reports[-1] if stage["keep"] == "last" else lowest(reports)
-        kept_at = done + kept.iteration
+        kept_at = done + kept(reports, stage["keep"]).iteration
         done += stage["iterations"]
     log.close()
     step = init_steps if settings["start"] == "trained" else kept_at

@@ -323,8 +323,14 @@ def other_states(
 
 
 def lowest(reports: list[DescentReport]) -> DescentReport:
-    """The measurement whose weights :func:`descend` kept."""
+    """The lowest NashConv measured (the first of equals): whose weights
+    :func:`run_descent` keeps by default."""
     return min(reports, key=lambda r: (r.nash_conv, r.iteration))
+
+
+def kept(reports: list[DescentReport], keep: str = "lowest") -> DescentReport:
+    """The measurement whose weights :func:`run_descent` kept with ``keep``."""
+    return reports[-1] if keep == "last" else lowest(reports)
 
 
 __all__ = [
@@ -332,6 +338,7 @@ __all__ = [
     "Later",
     "descend",
     "descent_loss",
+    "kept",
     "lowest",
     "opponents_on",
     "play_loss",
