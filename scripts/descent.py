@@ -25,8 +25,8 @@ folder):
 
 - ``config.yaml``: the config as used, with its ``descent:`` settings;
 - ``best_policy.json``/``.pt``: the weights the last stage kept (its lowest NashConv's,
-  or its final ones with ``keep: last``), safe format, playing by sampling (``play: sample``); ``ppo:OUT`` plays them in tournaments,
-  the gauntlet and the analysis;
+  or its final ones with ``keep: last``), safe format, playing by sampling (``play:
+  sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and the analysis;
 - ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
   (one round) or ``game`` (the whole game, with ``--whole-game``);
@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -145,15 +146,15 @@ def check_against(stage: dict[str, Any]) -> None:
     """``against`` (agent spec -> weight > 0) and ``against_weight`` (>= 0) go together,
     for a stage on rounds (not ``whole_game``); each spec must make an agent."""
     against, weight = stage["against"], stage["against_weight"]
-    if bool(against) != bool(weight) or weight < 0:
+    if not 0 <= weight < math.inf or bool(against) != (weight > 0):  # NaN is neither
         raise ConfigError("descent: against (spec: weight) and against_weight > 0 go together")
     if against and stage["whole_game"]:
         raise ConfigError("descent: against is for stages on rounds, not whole_game")
     for spec, w in against.items():
         if not isinstance(spec, str) or isinstance(w, bool) or not isinstance(w, int | float):
             raise ConfigError(f"descent: against maps agent specs to weights, got {spec!r}: {w!r}")
-        if not w > 0:
-            raise ConfigError(f"descent: against's weights are > 0, got {spec}: {w}")
+        if not 0 < w < math.inf:
+            raise ConfigError(f"descent: against's weights are finite and > 0, got {spec}: {w}")
         try:
             agent = make_agent(spec, seed=0)
         except (ValueError, ModelFileError) as e:

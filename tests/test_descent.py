@@ -242,7 +242,12 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
     for bad, says in [
         ("{against: {greedy: 1}}", "go together"),
         ("{against_weight: 1.0}", "go together"),
-        ("{against: {greedy: 0}, against_weight: 1.0}", "weights are > 0"),
+        ("{against: {greedy: 0}, against_weight: 1.0}", "weights are finite and > 0"),
+        ("{against: {greedy: .nan}, against_weight: 1.0}", "weights are finite and > 0"),
+        ("{against: {greedy: .inf}, against_weight: 1.0}", "weights are finite and > 0"),
+        ("{against: {greedy: 1}, against_weight: .nan}", "go together"),
+        ("{against: {greedy: 1}, against_weight: .inf}", "go together"),
+        ("{against: {greedy: 1}, against_weight: -1.0}", "go together"),
         ("{against: {greedy: true}, against_weight: 1.0}", "maps agent specs to weights"),
         ("{against: {nobody: 1}, against_weight: 1.0}", "unknown agent 'nobody'"),
         ("{against: {human: 1}, against_weight: 1.0}", "cannot be asked"),
