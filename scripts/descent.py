@@ -124,17 +124,17 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         flag = getattr(args, key, None) if args is not None else None
         value = flag if flag is not None else section.get(key, default)
         if type(value) is not type(default) and not (type(default) is float and type(value) is int):
-            raise ConfigError(f"descent: {key} is a {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{key} is a {type(default).__name__}, got {value!r}")
         out[key] = value
     if out["round_weight"] and not out["whole_game"]:
-        raise ConfigError("descent: round_weight is for a whole_game stage")
+        raise ConfigError("round_weight is for a whole_game stage")
     if out["later_rounds"] < 0 or (out["later_rounds"] and not out["other_states"]):
-        raise ConfigError("descent: later_rounds is a count >= 0 for an other_states stage")
+        raise ConfigError("later_rounds is a count >= 0 for an other_states stage")
     check_against(out)
     if args is not None:
         out["start"] = section.get("start", "random")
         if out["start"] not in STARTS:
-            raise ConfigError(f"descent: start is {' or '.join(STARTS)}, got {out['start']!r}")
+            raise ConfigError(f"start is {' or '.join(STARTS)}, got {out['start']!r}")
         if out["start"] == "trained" and args.init is not None:
             raise ConfigError("--init and start: trained both say where the descent starts")
     if section.get("then") is not None:
@@ -147,21 +147,21 @@ def check_against(stage: dict[str, Any]) -> None:
     for a stage on rounds (not ``whole_game``); each spec must make an agent."""
     against, weight = stage["against"], stage["against_weight"]
     if not 0 <= weight < math.inf or bool(against) != (weight > 0):  # NaN is neither
-        raise ConfigError("descent: against (spec: weight) and against_weight > 0 go together")
+        raise ConfigError("against (spec: weight) and against_weight > 0 go together")
     if against and stage["whole_game"]:
-        raise ConfigError("descent: against is for stages on rounds, not whole_game")
+        raise ConfigError("against is for stages on rounds, not whole_game")
     for spec, w in against.items():
         if not isinstance(spec, str) or isinstance(w, bool) or not isinstance(w, int | float):
-            raise ConfigError(f"descent: against maps agent specs to weights, got {spec!r}: {w!r}")
+            raise ConfigError(f"against maps agent specs to weights, got {spec!r}: {w!r}")
         if not 0 < w < math.inf:
-            raise ConfigError(f"descent: against's weights are finite and > 0, got {spec}: {w}")
+            raise ConfigError(f"against's weights are finite and > 0, got {spec}: {w}")
         try:
             agent = make_agent(spec, seed=0)
         except (ValueError, ModelFileError) as e:
-            raise ConfigError(f"descent: against {spec!r}: {one_line(e)}") from None
+            raise ConfigError(f"against {spec!r}: {one_line(e)}") from None
         if not (hasattr(agent, "action_probabilities") or getattr(agent, "deterministic", False)):
             raise ConfigError(
-                f"descent: against {spec!r}: its move probabilities cannot be asked "
+                f"against {spec!r}: its move probabilities cannot be asked "
                 "(the styles, heuristic, random, cfr and ppo: can)"
             )
 
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             for spec in stage["against"]:
                 refusal = table_refusal(spec, rules, n)
                 if refusal is not None:
-                    raise ConfigError(f"descent: against {spec!r}: {refusal}")
+                    raise ConfigError(f"against {spec!r}: {refusal}")
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor
