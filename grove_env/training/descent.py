@@ -261,15 +261,15 @@ def run_descent(
     optimizer = torch.optim.Adam(params, lr=lr)
     began = time.perf_counter()
     reports: list[DescentReport] = []
-    best: tuple[float, dict] | None = None
+    best: dict | None = None
     for k in range(iterations + 1):
         if k % period == 0 or k == iterations:
             report = DescentReport(k, measure(), time.perf_counter() - began)
             reports.append(report)
             if on_report is not None:
                 on_report(report)
-            if best is None or report.nash_conv < best[0] or keep == "last":
-                best = (report.nash_conv, copy.deepcopy(actor.state_dict()))
+            if kept(reports, keep) is report:  # the kept weights so far: these
+                best = copy.deepcopy(actor.state_dict())
         if k == iterations:
             break
         for group in optimizer.param_groups:
@@ -279,7 +279,7 @@ def run_descent(
         step.backward()
         optimizer.step()
     assert best is not None
-    actor.load_state_dict(best[1])
+    actor.load_state_dict(best)
     return reports
 
 
