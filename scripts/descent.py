@@ -11,8 +11,9 @@ with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, `
 the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
 ``keep``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config
 has one this way). A ``then:`` mapping in that section (the same keys; the flags set only the first
-stage) is a second stage, started from the weights the first one kept:
-``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
+stage) is a second stage, started from the weights the first one kept, and a ``then:`` in
+that one a third, and so on: ``configs/descent/revised_2p.yaml`` descends on the first
+round, then on the whole game.
 
 Where the descent starts: random weights (``start: random``, the default), a policy
 (``--init``), or ``start: trained``: the config is first trained as it stands, without
@@ -106,15 +107,17 @@ DEFAULTS: dict[str, Any] = {
     "keep": "lowest",
 }
 STARTS = ("random", "trained")
+KINDS = {int: "an integer", float: "a number", bool: "true or false", str: "a word", dict: "a map"}
 
 
 def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str, Any]:
     """The settings: the flags given (``args``; none for a ``then:`` stage), else the
     config's ``descent:`` section, else the defaults; a section with other keys or kinds
     of value is a :class:`ConfigError`. A ``then:`` mapping in it is one more stage,
-    read the same way (flags aside), started from the weights the first one kept.
+    read the same way (flags aside, its own ``then:`` included), started from the
+    weights the stage before it kept.
     ``start`` (first stage only): ``random`` or ``trained`` (module docstring)."""
-    allowed = set(DEFAULTS) | ({"then", "start"} if args is not None else set())
+    allowed = set(DEFAULTS) | {"then"} | ({"start"} if args is not None else set())
     if not isinstance(section, dict) or set(section) - allowed:
         raise ConfigError(
             f"the descent: section takes {', '.join(sorted(allowed))}; got {section!r}"
@@ -124,7 +127,7 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         flag = getattr(args, key, None) if args is not None else None
         value = flag if flag is not None else section.get(key, default)
         if type(value) is not type(default) and not (type(default) is float and type(value) is int):
-            raise ConfigError(f"{key} is a {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{key} is {KINDS[type(default)]}, got {value!r}")
         out[key] = value
     if out["round_weight"] and not out["whole_game"]:
         raise ConfigError("round_weight is for a whole_game stage")
@@ -167,9 +170,9 @@ def check_against(stage: dict[str, Any]) -> None:
 
 
 def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stages in order: the settings, then their ``then:`` stage if any."""
+    """The stages in order: the settings, then their ``then:`` stage's, if any."""
     first = {k: v for k, v in settings.items() if k not in ("then", "start")}
-    return [first] + ([settings["then"]] if "then" in settings else [])
+    return [first] + (stages_of(settings["then"]) if "then" in settings else [])
 
 
 def main(argv: list[str] | None = None) -> int:

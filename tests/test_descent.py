@@ -358,7 +358,7 @@ def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_
     assert game[4] == pytest.approx(first, abs=1e-5)  # stage 2 began where stage 1 kept
     for bad, says in [
         ("{round_weight: 0.5}", "round_weight is for a whole_game stage"),
-        ("{then: {then: {}}}", "takes"),
+        ("{then: {then: {start: trained}}}", "takes"),
         ("{then: {whole_game: true, other_states: true}}", "without other_states"),
     ]:
         config.write_text(CONFIG.read_text() + f"descent: {bad}\n")
@@ -412,6 +412,20 @@ def test_start_trained_trains_the_config_first_and_descends_from_its_policy(tmp_
     )
     assert bad.returncode == 2 and "start is random or trained" in bad.stderr
     assert not (tmp_path / "bad").exists() and not (tmp_path / "both").exists()
+
+
+def test_then_stages_chain_each_from_the_one_before() -> None:
+    script = load_script("descent")
+    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS), init=None)
+    section = yaml.safe_load(
+        "{iterations: 3, start: trained, then: {iterations: 2, then: {iterations: 1, lr: 0.5}}}"
+    )
+    stages = script.stages_of(script.descent_settings(section, no_flags))
+    assert [s["iterations"] for s in stages] == [3, 2, 1]
+    assert stages[2]["lr"] == 0.5 and stages[1]["lr"] == script.DEFAULTS["lr"]
+    assert all("then" not in s and "start" not in s for s in stages)
+    with pytest.raises(Exception, match="iterations is an integer, got 'x'"):
+        script.descent_settings(yaml.safe_load("{then: {then: {iterations: x}}}"), no_flags)
 
 
 def test_the_shipped_descent_configs_are_valid() -> None:
