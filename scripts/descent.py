@@ -170,7 +170,7 @@ def check_against(stage: dict[str, Any]) -> None:
 
 
 def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stages in order: the settings, then their ``then:`` stage's, if any."""
+    """The stages in order: the settings, then those of their ``then:`` chain, if any."""
     first = {k: v for k, v in settings.items() if k not in ("then", "start")}
     return [first] + (stages_of(settings["then"]) if "then" in settings else [])
 
