@@ -80,6 +80,7 @@ from grove_env.rules import get_rules
 from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
+from grove_env.training.config_errors import KINDS, shown
 from grove_env.training.descent import (
     DescentReport,
     check_settings,
@@ -107,7 +108,6 @@ DEFAULTS: dict[str, Any] = {
     "keep": "lowest",
 }
 STARTS = ("random", "trained")
-KINDS = {int: "an integer", float: "a number", bool: "true or false", str: "a word", dict: "a map"}
 
 
 def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         flag = getattr(args, key, None) if args is not None else None
         value = flag if flag is not None else section.get(key, default)
         if type(value) is not type(default) and not (type(default) is float and type(value) is int):
-            raise ConfigError(f"{key} is {KINDS[type(default)]}, got {value!r}")
+            raise ConfigError(f"{key} must be {KINDS[type(default)]}, got {shown(value)}")
         out[key] = value
     if out["round_weight"] and not out["whole_game"]:
         raise ConfigError("round_weight is for a whole_game stage")

@@ -424,7 +424,7 @@ def test_then_stages_chain_each_from_the_one_before() -> None:
     assert [s["iterations"] for s in stages] == [3, 2, 1]
     assert stages[2]["lr"] == 0.5 and stages[1]["lr"] == script.DEFAULTS["lr"]
     assert all("then" not in s and "start" not in s for s in stages)
-    with pytest.raises(Exception, match="iterations is an integer, got 'x'"):
+    with pytest.raises(Exception, match="iterations must be an int, got 'x'"):
         script.descent_settings(yaml.safe_load("{then: {then: {iterations: x}}}"), no_flags)
 
 

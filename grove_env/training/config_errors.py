@@ -40,6 +40,14 @@ def problem(e: Exception) -> str:
 
 
 # ----------------------------------------------------------------- one-line errors
+KINDS = {  # a value's type -> what a message says it must be ("lr must be a number")
+    bool: "true or false",
+    int: "an int",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "a mapping",
+}
 _MUST = {  # pydantic error type -> what the value must be, from the error's context
     "greater_than_equal": "must be >= {ge}",
     "greater_than": "must be > {gt}",
@@ -47,13 +55,13 @@ _MUST = {  # pydantic error type -> what the value must be, from the error's con
     "too_short": "must list at least {min_length} item(s)",
     "literal_error": "must be one of {expected}",
     "string_too_short": "must be a non-empty string",
-    "bool_type": "must be true or false",
-    "int_type": "must be an int",
-    "float_type": "must be a number",
+    "bool_type": f"must be {KINDS[bool]}",
+    "int_type": f"must be {KINDS[int]}",
+    "float_type": f"must be {KINDS[float]}",
     "finite_number": "must be a finite number",
-    "list_type": "must be a list",
-    "string_type": "must be a string",
-    "model_type": "must be a mapping",
+    "list_type": f"must be {KINDS[list]}",
+    "string_type": f"must be {KINDS[str]}",
+    "model_type": f"must be {KINDS[dict]}",
 }
 
 
