@@ -110,18 +110,23 @@ DEFAULTS: dict[str, Any] = {
 STARTS = ("random", "trained")
 
 
-def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str, Any]:
+def descent_settings(
+    section: Any, args: argparse.Namespace | None, outer: tuple[Any, ...] = ()
+) -> dict[str, Any]:
     """The settings: the flags given (``args``; none for a ``then:`` stage), else the
     config's ``descent:`` section, else the defaults; a section with other keys or kinds
     of value is a :class:`ConfigError`. A ``then:`` mapping in it is one more stage,
     read the same way (flags aside, its own ``then:`` included), started from the
-    weights the stage before it kept.
+    weights the stage before it kept; ``outer``, the stages before it, so that a chain
+    that comes back to one of them (a YAML alias) is refused, not followed forever.
     ``start`` (first stage only): ``random`` or ``trained`` (module docstring)."""
     allowed = set(DEFAULTS) | {"then"} | ({"start"} if args is not None else set())
     if not isinstance(section, dict) or set(section) - allowed:
         raise ConfigError(
-            f"the descent: section takes {', '.join(sorted(allowed))}; got {section!r}"
+            f"the descent: section takes {', '.join(sorted(allowed))}; got {shown(section)}"
         )
+    if any(section is stage for stage in outer):
+        raise ConfigError("the descent: section's then: chain comes back to a stage before it")
     out: dict[str, Any] = {}
     for key, default in DEFAULTS.items():
         flag = getattr(args, key, None) if args is not None else None
@@ -141,7 +146,7 @@ def descent_settings(section: Any, args: argparse.Namespace | None) -> dict[str,
         if out["start"] == "trained" and args.init is not None:
             raise ConfigError("--init and start: trained both say where the descent starts")
     if section.get("then") is not None:
-        out["then"] = descent_settings(section["then"], None)
+        out["then"] = descent_settings(section["then"], None, (*outer, section))
     return out
 
 

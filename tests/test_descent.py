@@ -424,8 +424,11 @@ def test_then_stages_chain_each_from_the_one_before() -> None:
     assert [s["iterations"] for s in stages] == [3, 2, 1]
     assert stages[2]["lr"] == 0.5 and stages[1]["lr"] == script.DEFAULTS["lr"]
     assert all("then" not in s and "start" not in s for s in stages)
-    with pytest.raises(Exception, match="iterations must be an int, got 'x'"):
+    with pytest.raises(script.ConfigError, match="iterations must be an int, got 'x'"):
         script.descent_settings(yaml.safe_load("{then: {then: {iterations: x}}}"), no_flags)
+    looped = yaml.safe_load("&a {iterations: 1, then: {iterations: 2, then: *a}}")
+    with pytest.raises(script.ConfigError, match="then: chain comes back to a stage before it"):
+        script.descent_settings(looped, no_flags)
 
 
 def test_the_shipped_descent_configs_are_valid() -> None:
