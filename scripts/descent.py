@@ -30,7 +30,11 @@ folder):
   sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and the analysis;
 - ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
-  (one round) or ``game`` (the whole game, with ``--whole-game``);
+  (one round) or ``game`` (the whole game, with ``--whole-game``); then, for each
+  opponent of the play term (``against``, below), ``markers_vs_<spec>``: the policy's
+  expected markers in the first round against ``n - 1`` copies of it, at the same
+  measurement (empty in a stage without that opponent). They show the play term's
+  progress without a gauntlet;
 - ``result.json``: the settings, the iteration kept, and the kept policy's exact NashConv
   as it plays (one round in markers; at two players the whole game in outcome units);
   ``init_steps``, the samples the starting policy was trained on (0 from random weights).
@@ -58,6 +62,7 @@ A bad config or an existing ``--out`` is one line on stderr (exit code 2).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import shutil
@@ -275,8 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         dump_config(cfg) + yaml.safe_dump({"descent": settings}, sort_keys=False)
     )
     began = time.perf_counter()
-    log = (out / "descent.csv").open("w")
-    log.write("iteration,nash_conv,seconds,measure\n")
+    specs = list(dict.fromkeys(spec for stage in stages_of(settings) for spec in stage["against"]))
+    log = (out / "descent.csv").open("w", newline="")
+    rows = csv.writer(log, lineterminator="\n")
+    rows.writerow(
+        ["iteration", "nash_conv", "seconds", "measure"] + [f"markers_vs_{s}" for s in specs]
+    )
     also: list = []
     built_for: tuple[int, dict[str, Any]] | None = None  # what ``also`` holds
     done = kept_at = 0
@@ -285,9 +294,14 @@ def main(argv: list[str] | None = None) -> int:
 
         def report(r: DescentReport, done: int = done, measured_on: str = measured_on) -> None:
             seconds = time.perf_counter() - began
-            log.write(f"{done + r.iteration},{r.nash_conv:.6f},{seconds:.1f},{measured_on}\n")
+            play = [f"{r.play[s]:.6f}" if s in r.play else "" for s in specs]
+            rows.writerow(
+                [done + r.iteration, f"{r.nash_conv:.6f}", f"{seconds:.1f}", measured_on] + play
+            )
             log.flush()
             line = f"iteration {done + r.iteration}: NashConv {r.nash_conv:.4f} ({measured_on})"
+            if r.play:
+                line += "; markers vs " + ", ".join(f"{s} {v:.4f}" for s, v in r.play.items())
             print(f"{line} ({seconds:.0f} s)", flush=True)
 
         wanted = (stage["later_rounds"], stage["against"])

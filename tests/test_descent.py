@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,7 @@ def test_descent_lowers_nashconv_and_keeps_the_lowest_weights(tree) -> None:
     actor = fresh_actor()
     reports = descend(actor, tree, iterations=20, lr=0.003, report_every=5)
     assert [r.iteration for r in reports] == [0, 5, 10, 15, 20]
+    assert all(r.play == {} for r in reports)  # no play term, no play values
     assert reports[0].nash_conv == pytest.approx(0.495, abs=0.01)  # about uniform at the start
     kept = lowest(reports)
     assert kept.nash_conv < 0.35
@@ -229,6 +231,9 @@ def test_the_play_term_moves_the_policy_towards_beating_the_opponent(tree) -> No
     )
     after = value()
     assert before + 0.4 * (best - before) < after <= best + 1e-9  # 0.48 of the way here
+    assert [r.iteration for r in reports] == [0, 10, 20, 30]  # each measures the play values
+    assert reports[0].play["greedy"] == pytest.approx(before, abs=1e-9)
+    assert reports[-1].play == pytest.approx({"greedy": after}, abs=1e-9)
     as_played = SimpleNamespace(action_probabilities=actor.probabilities)
     last = nash_conv(as_played, "revised", 2).nash_conv
     assert reports[-1].iteration == 30 and last == pytest.approx(reports[-1].nash_conv, abs=1e-6)
@@ -288,8 +293,11 @@ def test_the_script_descends_against_opponents_on_later_rounds_and_keeps_the_las
     assert f"{second} later public states" in run.stdout  # round 2 for the first stage
     assert result["later_states"] == second + third  # rounds 2 and 3 for the second
     assert result["against"] == {"greedy": 2, "random": 1} and result["keep"] == "last"
-    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
+    header, *rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()]
+    assert header[4:] == ["markers_vs_greedy", "markers_vs_random"]
     assert [int(r[0]) for r in rows] == [0, 2, 4, 4, 5, 6]
+    assert all(math.isfinite(float(v)) for r in rows for v in r[4:])  # every row has both
+    assert f"markers vs greedy {float(rows[-1][4]):.4f}, random" in run.stdout
     kept = min(rows[3:], key=lambda r: (float(r[1]), int(r[0])))  # the second stage's
     assert result["kept_iteration"] == int(kept[0])  # lowest: keep is per stage (default)
     assert result["nash_conv"]["round"] == pytest.approx(float(kept[1]), abs=1e-5)

@@ -74,6 +74,9 @@ class DescentReport:
     iteration: int
     nash_conv: float
     seconds: float
+    play: dict[str, float] = dataclasses.field(default_factory=dict)
+    """Per opponent of the play term (``against``): the policy's expected markers in the
+    first round against ``n - 1`` copies of it (:func:`play_values`); empty without."""
 
 
 Inputs = list[tuple[torch.Tensor, torch.Tensor]]
@@ -84,6 +87,10 @@ Opponents = Sequence[tuple[str, float, list[np.ndarray]]]
 probabilities at every depth of one round tree."""
 
 KEEPS = ("lowest", "last")
+
+Measured = tuple[float, dict[str, float]]
+"""What a descent's ``measure()`` gives: the NashConv and the play values
+(:attr:`DescentReport.play`)."""
 
 
 def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
@@ -196,10 +203,10 @@ def descend(
     inputs = tree_inputs(actor, tree)
     rng = np.random.default_rng(seed)
 
-    def measure() -> float:
+    def measure() -> Measured:
         with torch.no_grad():
             probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
-        return exploitability_of(tree, probs).nash_conv
+        return exploitability_of(tree, probs).nash_conv, play_values(tree, probs, against)
 
     def term(on: RoundTree, on_inputs: Inputs, opponents: Opponents) -> torch.Tensor:
         probs = branch_probabilities(actor, on_inputs)
@@ -245,15 +252,16 @@ def run_descent(
     lr: float,
     lr_end: float,
     every: tuple[str, int],
-    measure: Callable[[], float],
+    measure: Callable[[], Measured],
     loss: Callable[[], torch.Tensor],
     on_report: Callable[[DescentReport], None] | None = None,
     keep: str = "lowest",
 ) -> list[DescentReport]:
-    """The loop of every descent: ``measure()`` (a NashConv) at iteration 0, every
-    ``every`` iterations (named, for the error) and at the end, keeping the weights of
-    the lowest (``keep: last``: of the end); between, one Adam step on ``loss()`` over
-    the actor's body and head, the step size linear from ``lr`` to ``lr * lr_end``.
+    """The loop of every descent: ``measure()`` (a NashConv and the play values) at
+    iteration 0, every ``every`` iterations (named, for the error) and at the end,
+    keeping the weights of the lowest (``keep: last``: of the end); between, one Adam
+    step on ``loss()`` over the actor's body and head, the step size linear from ``lr``
+    to ``lr * lr_end``.
     Leaves ``actor`` with the kept weights; returns the measurements."""
     check_settings(iterations, lr, lr_end, every, keep)
     period = every[1]
@@ -264,7 +272,8 @@ def run_descent(
     best: dict | None = None
     for k in range(iterations + 1):
         if k % period == 0 or k == iterations:
-            report = DescentReport(k, measure(), time.perf_counter() - began)
+            nash_conv, play = measure()
+            report = DescentReport(k, nash_conv, time.perf_counter() - began, play)
             reports.append(report)
             if on_report is not None:
                 on_report(report)

@@ -36,6 +36,7 @@ from grove_env.rules import RuleSet
 from .descent import (
     DescentReport,
     Inputs,
+    Measured,
     branch_probabilities,
     check_settings,
     descent_loss,
@@ -86,8 +87,8 @@ def descend_game(
         with torch.no_grad():
             return [p.double().numpy() for p in branch_probabilities(actor, inputs[(counts, r)])]
 
-    def measure() -> float:  # refreshes the stages too
-        return whole_game_nash_conv(states, trees, strategy).nash_conv
+    def measure() -> Measured:  # refreshes the stages too; no play term here
+        return whole_game_nash_conv(states, trees, strategy).nash_conv, {}
 
     def loss() -> torch.Tensor:
         other = keys[int(rng.integers(len(keys)))]
