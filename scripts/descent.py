@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         data = read_yaml(args.config)
         settings = descent_settings(data.pop("descent", None) or {}, args)
+        stages = stages_of(settings)
         cfg = config_from_dict(data).model_copy(update={"play": "sample"})
         tables = cfg.table_list()
         if len(tables) != 1:
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         ((rules, n),) = tables
         if n >= 5:
             raise ConfigError("one round at 5 players is beyond the exact analysis here")
-        for stage in stages_of(settings):
+        for stage in stages:
             if stage["whole_game"] and (n != 2 or stage["other_states"]):
                 raise ConfigError("whole_game is for two players, without other_states")
             check_settings(
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         dump_config(cfg) + yaml.safe_dump({"descent": settings}, sort_keys=False)
     )
     began = time.perf_counter()
-    specs = list(dict.fromkeys(spec for stage in stages_of(settings) for spec in stage["against"]))
+    specs = list(dict.fromkeys(spec for stage in stages for spec in stage["against"]))
     log = (out / "descent.csv").open("w", newline="")
     rows = csv.writer(log, lineterminator="\n")
     rows.writerow(
@@ -289,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     also: list = []
     built_for: tuple[int, dict[str, Any]] | None = None  # what ``also`` holds
     done = kept_at = 0
-    for stage in stages_of(settings):
+    for stage in stages:
         measured_on = "game" if stage["whole_game"] else "round"
 
         def report(r: DescentReport, done: int = done, measured_on: str = measured_on) -> None:
