@@ -9,7 +9,7 @@ The config gives the table (``rules``, ``num_players``: one table) and the netwo
 with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
 ``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``, and
 the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
-``keep``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config
+``keep``, ``gradient``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config
 has one this way). A ``then:`` mapping in that section (the same keys; the flags set only the first
 stage) is a second stage, started from the weights the first one kept, and a ``then:`` in
 that one a third, and so on: ``configs/descent/revised_2p.yaml`` descends on the first
@@ -51,7 +51,11 @@ weight}`` with ``against_weight: W`` adds the play term of
 :mod:`grove_env.training.descent`: each seat's value in the round against ``n - 1``
 copies of each opponent (the gauntlet's styles, ``heuristic``, ``random``...), on the
 first round and on the later state drawn; ``keep: last`` keeps the final weights, not
-the lowest NashConv's (the trade between the two terms is the point).
+the lowest NashConv's (the trade between the two terms is the point). ``gradient:
+nashconv`` (the default) descends on NashConv's own gradient, ``gradient: own`` on the
+earlier form that pushes each seat up for itself, which at three or more seats does not
+descend; the zoo's revised 3p and 4p policies were trained with it
+(:mod:`grove_env.training.descent`).
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
 (:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
 own loss (its markers) times ``W``; ``--init POLICY`` starts from a policy of the same
@@ -87,6 +91,7 @@ from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
 from grove_env.training.config_errors import KINDS, shown
 from grove_env.training.descent import (
+    GRADIENTS,
     DescentReport,
     check_settings,
     descend,
@@ -111,6 +116,7 @@ DEFAULTS: dict[str, Any] = {
     "against": {},
     "against_weight": 0.0,
     "keep": "lowest",
+    "gradient": "nashconv",
 }
 STARTS = ("random", "trained")
 
@@ -143,6 +149,8 @@ def descent_settings(
         raise ConfigError("round_weight is for a whole_game stage")
     if out["later_rounds"] < 0 or (out["later_rounds"] and not out["other_states"]):
         raise ConfigError("later_rounds is a count >= 0 for an other_states stage")
+    if out["gradient"] not in GRADIENTS:
+        raise ConfigError(f"gradient is {' or '.join(GRADIENTS)}, got {shown(out['gradient'])}")
     check_against(out)
     if args is not None:
         out["start"] = section.get("start", "random")
@@ -345,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                 against=opponents_on(tree, stage["against"]) if stage["against"] else [],
                 against_weight=stage["against_weight"],
                 keep=stage["keep"],
+                gradient=stage["gradient"],
             )
         kept_at = done + kept(reports, stage["keep"]).iteration
         done += stage["iterations"]

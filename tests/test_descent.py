@@ -21,6 +21,7 @@ from grove_env.analysis import nash_conv
 from grove_env.analysis.best_response import (
     best_response,
     best_response_value,
+    exploitability_of,
     policy_values,
     seat_counterfactual_values,
 )
@@ -33,6 +34,7 @@ from grove_env.training import checkpoint
 from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import config_from_dict, load_config, read_yaml
 from grove_env.training.descent import (
+    GRADIENTS,
     branch_probabilities,
     check_settings,
     descend,
@@ -100,6 +102,44 @@ def test_descent_lowers_nashconv_and_keeps_the_lowest_weights(tree) -> None:
     assert nash_conv(as_played, "revised", 2).nash_conv == pytest.approx(kept.nash_conv, abs=1e-6)
     probs = branch_probabilities(actor, tree_inputs(actor, tree))
     assert all(torch.allclose(p.sum(1), torch.ones(len(p))) for p in probs)
+
+
+def test_the_descent_term_follows_the_gradient_of_nashconv_at_three_seats() -> None:
+    """The loss's slope along a direction equals NashConv's own (central differences):
+    checked where each seat acts for the first time, since the counterfactual values
+    leave the seat's own reach out (the same convention at every depth). ``own``, each
+    seat pushed up for itself, follows something else at three seats."""
+    tree = round_tree(get_rules("revised"), 3)
+    g = torch.Generator().manual_seed(0)
+    logits = [torch.randn(len(d.masks), 3, generator=g, dtype=torch.float64) for d in tree.depths]
+    seats = [d.seat for d in tree.depths]
+    first = [seats.index(seat) == t for t, seat in enumerate(seats)]
+    assert first == [True, False, True, True]  # seat 0 looks, then swaps
+    d = [torch.randn(x.shape, generator=g, dtype=torch.float64) * f for x, f in zip(logits, first)]
+
+    def nash_conv_at(step: float) -> float:
+        moved = [torch.softmax(x + step * dx, 1).numpy() for x, dx in zip(logits, d)]
+        return exploitability_of(tree, moved).nash_conv
+
+    eps = 1e-5
+    numeric = (nash_conv_at(eps) - nash_conv_at(-eps)) / (2 * eps)
+    slopes = {}
+    for gradient in GRADIENTS:
+        leaves = [x.clone().requires_grad_(True) for x in logits]
+        descent_loss(tree, [torch.softmax(x, 1) for x in leaves], gradient).backward()
+        slopes[gradient] = sum(float((x.grad * dx).sum()) for x, dx in zip(leaves, d))
+    assert abs(numeric) > 1e-3
+    assert slopes["nashconv"] == pytest.approx(numeric, rel=1e-5)
+    assert slopes["own"] != pytest.approx(numeric, rel=0.01)
+    with pytest.raises(ValueError, match="gradient is nashconv or own"):
+        descent_loss(tree, [torch.softmax(x, 1) for x in logits], "best")
+
+
+def test_at_two_players_the_two_gradients_are_one(tree) -> None:
+    actor = fresh_actor()
+    probs = branch_probabilities(actor, tree_inputs(actor, tree))
+    losses = [descent_loss(tree, probs, gradient).item() for gradient in GRADIENTS]
+    assert losses[0] == losses[1] and abs(losses[0]) > 0.01
 
 
 def test_descent_refuses_bad_settings(tree) -> None:
@@ -259,6 +299,8 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
         ("{against: {human: 1}, against_weight: 1.0}", "cannot be asked"),
         ("{later_rounds: 2}", "for an other_states stage"),
         ("{keep: best}", "keep is lowest or last"),
+        ("{gradient: best}", "gradient is nashconv or own, got 'best'"),
+        ("{gradient: 1}", "gradient must be"),
         ("{whole_game: true, against: {greedy: 1}, against_weight: 1.0}", "not whole_game"),
     ]:
         section = yaml.safe_load(bad)

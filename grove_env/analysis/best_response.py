@@ -102,13 +102,15 @@ def best_response(
 
 
 def seat_counterfactual_values(
-    tree: RoundTree, probs: list[np.ndarray], seat: int
+    tree: RoundTree, probs: list[np.ndarray], seat: int, payoff: np.ndarray | None = None
 ) -> dict[int, np.ndarray]:
     """Per depth ``t`` where ``seat`` acts, ``[infosets, 3]``: each branch's value to
     ``seat`` weighed by chance and the others' reach, everyone playing ``probs``. The
-    gradient of ``seat``'s expected reward with respect to its branch probabilities."""
+    gradient of ``seat``'s expected reward with respect to its branch probabilities.
+    ``payoff`` (shaped as :meth:`~RoundTree.leaf_payoff`) values the leaves instead of
+    ``seat``'s own reward: the gradient of that payoff's expectation."""
     reach = others_reach(tree, probs, seat)
-    value = tree.leaf_payoff(seat)
+    value = tree.leaf_payoff(seat) if payoff is None else payoff
     out = {}
     for t in range(tree.num_decisions - 1, -1, -1):
         below = value.reshape(len(tree.deals), 3**t, 3)
