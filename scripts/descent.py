@@ -53,8 +53,8 @@ copies of each opponent (the gauntlet's styles, ``heuristic``, ``random``...), o
 first round and on the later state drawn; ``keep: last`` keeps the final weights, not
 the lowest NashConv's (the trade between the two terms is the point). ``gradient:
 nashconv`` (the default) descends on NashConv's own gradient, ``gradient: own`` on the
-earlier form that pushes each seat up for itself, which at three or more seats does not
-descend; the zoo's revised 3p and 4p policies were trained with it
+earlier form that pushes each seat up for itself, which need not descend at three or
+more seats (at four it did not); the zoo's revised 3p policy was trained with it
 (:mod:`grove_env.training.descent`).
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
 (:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
