@@ -91,7 +91,6 @@ from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import ConfigError, config_from_dict, dump_config, read_yaml
 from grove_env.training.config_errors import KINDS, shown
 from grove_env.training.descent import (
-    GRADIENTS,
     DescentReport,
     check_settings,
     descend,
@@ -149,8 +148,6 @@ def descent_settings(
         raise ConfigError("round_weight is for a whole_game stage")
     if out["later_rounds"] < 0 or (out["later_rounds"] and not out["other_states"]):
         raise ConfigError("later_rounds is a count >= 0 for an other_states stage")
-    if out["gradient"] not in GRADIENTS:
-        raise ConfigError(f"gradient is {' or '.join(GRADIENTS)}, got {shown(out['gradient'])}")
     check_against(out)
     if args is not None:
         out["start"] = section.get("start", "random")
@@ -254,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                 stage["lr_end"],
                 ("report_every", stage["report_every"]),
                 stage["keep"],
+                stage["gradient"],
             )
             for spec in stage["against"]:
                 refusal = table_refusal(spec, rules, n)

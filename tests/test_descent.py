@@ -306,8 +306,8 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
         section = yaml.safe_load(bad)
         with pytest.raises(Exception, match=says) as caught:
             settings = script.descent_settings(section, no_flags)
-            for stage in script.stages_of(settings):  # keep: checked with the others
-                check_settings(1, 0.1, 0.02, ("report_every", 1), stage["keep"])
+            for stage in script.stages_of(settings):  # keep, gradient: with the others
+                check_settings(1, 0.1, 0.02, ("report_every", 1), stage["keep"], stage["gradient"])
         assert type(caught.value).__name__ in ("ConfigError", "ValueError")
     config = tmp_path / "three.yaml"
     three = CONFIG.read_text().replace("num_players: 2", "num_players: 3")

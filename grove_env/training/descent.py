@@ -182,8 +182,7 @@ def descent_loss(
     """Steps 2 to 4 of the module docstring for branch probabilities ``probs``;
     ``gradient`` (:data:`GRADIENTS`) values the leaves for seat ``j`` against the best
     responder ``s``: ``nashconv``, the payoff of every seat but ``s``; ``own``, ``j``'s."""
-    if gradient not in GRADIENTS:
-        raise ValueError(f"gradient is {' or '.join(GRADIENTS)}, got {gradient!r}")
+    check_gradient(gradient)
     n = tree.num_players
     fixed = [p.detach().double().numpy() for p in probs]
     loss = torch.zeros(())
@@ -226,9 +225,8 @@ def descend(
     ``tree``, :func:`opponents_on`) with ``against_weight`` > 0 adds the play term of
     the module docstring, on ``tree`` and on the drawn later round (its own opponents).
     """
-    if gradient not in GRADIENTS:  # before the inputs
-        raise ValueError(f"gradient is {' or '.join(GRADIENTS)}, got {gradient!r}")
-    inputs = tree_inputs(actor, tree)
+    check_settings(iterations, lr, lr_end, ("report_every", report_every), keep, gradient)
+    inputs = tree_inputs(actor, tree)  # after the checks: at 4 players it takes seconds
     rng = np.random.default_rng(seed)
 
     def measure() -> Measured:
@@ -263,15 +261,28 @@ def descend(
     )
 
 
+def check_gradient(gradient: str) -> None:
+    """A ``ValueError`` unless ``gradient`` is one of :data:`GRADIENTS`."""
+    if gradient not in GRADIENTS:
+        raise ValueError(f"gradient is {' or '.join(GRADIENTS)}, got {gradient!r}")
+
+
 def check_settings(
-    iterations: int, lr: float, lr_end: float, every: tuple[str, int], keep: str = "lowest"
+    iterations: int,
+    lr: float,
+    lr_end: float,
+    every: tuple[str, int],
+    keep: str = "lowest",
+    gradient: str = "nashconv",
 ) -> None:
-    """A ``ValueError`` unless the settings of :func:`run_descent` make sense."""
+    """A ``ValueError`` unless the settings of :func:`run_descent` (and the descent
+    term's ``gradient``) make sense."""
     name, period = every
     if iterations < 0 or period < 1 or not 0 < lr < math.inf or not 0 <= lr_end <= 1:
         raise ValueError(f"need iterations >= 0, {name} >= 1, lr > 0, 0 <= lr_end <= 1")
     if keep not in KEEPS:
         raise ValueError(f"keep is {' or '.join(KEEPS)}, got {keep!r}")
+    check_gradient(gradient)
 
 
 def run_descent(
