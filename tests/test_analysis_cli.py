@@ -67,11 +67,31 @@ def test_solve_whole_game_saves_what_cfr_plays_and_nashconv_measures(tmp_path):
 
 
 @pytest.mark.slow
+def test_play_prints_each_opponents_cell_and_its_ceiling():
+    out = json.loads(run("play", "--rules", "revised", "--agent", "heuristic", "--json"))
+    cells = {c["opponent"]: c for c in out["cells"]}
+    assert list(cells) == ["random", "greedy", "stack-avoider", "piler", "follower"] + [
+        "contrarian",
+        "bluffer",
+        "heuristic",
+    ]
+    assert abs(cells["heuristic"]["value"]) < 1e-12  # against itself: a centred round
+    assert all(c["value"] <= c["best"] + 1e-12 for c in cells.values())
+    text = run("play", "--rules", "revised", "--players", "3", "--against", "random")
+    assert "against 2 copies of each opponent" in text and text.count("\nrandom ") == 1
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
         (["nashconv", "--agent", "nope"], 2, "unknown agent 'nope'"),
         (["nashconv", "--agent", "human"], 2, "'human': the analysis asks"),
+        (["play", "--against", "random,nope"], 2, "unknown agent 'nope'"),
+        (["play", "--against", "human"], 2, "'human': the analysis asks"),
+        (["play", "--against", "random,,greedy"], 2, "a comma list of distinct agent specs"),
+        (["play", "--against", "random,random"], 2, "a comma list of distinct agent specs"),
+        (["play", "--players", "5"], 2, "allows num_players in (2, 3, 4), got 5"),
         (["nashconv", "--players", "7"], 2, "allows num_players in (2, 3, 4), got 7"),
         (["nashconv", "--players", "x"], 2, "'x' is not a whole number"),
         (["nashconv", "--whole-game", "--max-rounds", "0"], 2, "must be at least 1"),

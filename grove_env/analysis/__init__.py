@@ -6,6 +6,8 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 - :mod:`~grove_env.analysis.round_tree`: one round as arrays over deals x histories.
 - :mod:`~grove_env.analysis.policies`: any agent as action probabilities per observation.
 - :mod:`~grove_env.analysis.best_response`: exact best response and NashConv of a round.
+- :mod:`~grove_env.analysis.play`: an agent's exact first-round markers against copies
+  of an opponent, and the best response's (the gauntlet's counterpart for one round).
 - :mod:`~grove_env.analysis.cfr`: CFR+ on a round; strategies saved for ``cfr-round``.
 - :mod:`~grove_env.analysis.whole_game`: NashConv of the whole game, backward over the
   public marker states with the round as the stage.
@@ -14,7 +16,7 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 - :mod:`~grove_env.analysis.measure`: :func:`nash_conv`, an agent's NashConv at a table
   in one call (the command line's, and a trainer's while it trains).
 
-Command line: ``python -m grove_env.analysis nashconv|solve`` (see ``__main__``).
+Command line: ``python -m grove_env.analysis nashconv|play|solve`` (see ``__main__``).
 """
 
 from .measure import nash_conv

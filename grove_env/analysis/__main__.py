@@ -1,8 +1,12 @@
-"""Command line: ``python -m grove_env.analysis nashconv|solve ...``.
+"""Command line: ``python -m grove_env.analysis nashconv|play|solve ...``.
 
 ``nashconv --rules R --players N --agent SPEC [--whole-game]`` prints the NashConv of
 every seat playing ``SPEC`` and each seat's best-response gain: of one round from the
 start of a game (``markers`` reward), or of the whole game (``outcome`` reward).
+``play --rules R --players N --agent SPEC [--against A,B,...]`` prints, per opponent,
+the agent's exact expected markers in the first round against ``n - 1`` copies of it
+and a best response's there (:mod:`~grove_env.analysis.play`; the default opponents
+are the gauntlet's rule-based styles and the heuristic).
 ``solve --rules R --players N --seconds S [--out PATH]`` runs CFR+ on one round and saves
 the average strategy in the ``cfr`` agent's format, by default as
 ``cfr_<rules>_<n>p.npz`` in the current folder (``cfr-round:PATH`` plays it).
@@ -32,6 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from grove_env.agents.arena.gauntlet import RULE_BASED
 from grove_env.agents.cli.command_line import (
     CommandError,
     Parser,
@@ -46,9 +51,11 @@ from grove_env.rules import RULE_SETS, get_rules
 from .cfr import save_strategy, solve
 from .game_solver import save_game_strategy, solve_game
 from .measure import nash_conv
+from .play import play_against
 from .round_tree import build_round_tree
 
 PROG = "python -m grove_env.analysis"
+PLAY_OPPONENTS = [*RULE_BASED, "heuristic"]
 SECONDS_HELP = "time limit: of the round (default 60), of each stage (--whole-game, default 600)"
 TARGET_HELP = "stop at this NashConv: of the round (default 1e-4 markers), of each stage "
 TARGET_HELP += "(--whole-game, default 3e-4 outcome)"
@@ -90,17 +97,34 @@ def whole(low: int) -> Any:
     return parse
 
 
+def specs(text: str) -> list[str]:
+    """An argparse type: a comma list of agent specs, none empty or repeated."""
+    out = [part.strip() for part in text.split(",")]
+    if not all(out) or len(set(out)) != len(out):
+        raise argparse.ArgumentTypeError(f"a comma list of distinct agent specs, got {text!r}")
+    return out
+
+
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     nc = sub.add_parser("nashconv", help="NashConv of an agent playing every seat")
+    pl = sub.add_parser("play", help="exact first-round markers against copies of opponents")
     sol = sub.add_parser("solve", help="CFR+ on one round or the whole game; saves it")
-    for s in (nc, sol):
+    for s in (nc, pl, sol):
         s.add_argument("--rules", default="classic", choices=sorted(RULE_SETS))
         s.add_argument("--players", type=whole(2), default=2)
-    nc.add_argument(
-        "--agent", default="random", help="agent spec: random, heuristic, cfr, ppo:PATH"
+    for s in (nc, pl):
+        s.add_argument(
+            "--agent", default="random", help="agent spec: random, heuristic, cfr, ppo:PATH"
+        )
+    pl.add_argument(
+        "--against",
+        type=specs,
+        default=PLAY_OPPONENTS,
+        help=f"opponent specs (default: {','.join(PLAY_OPPONENTS)})",
     )
+    pl.add_argument("--json", action="store_true", help="print one JSON line")
     for s in (nc, sol):
         s.add_argument("--whole-game", action="store_true", help="the whole game, not one round")
         s.add_argument(
@@ -120,6 +144,8 @@ def check_table(args: argparse.Namespace) -> None:
         get_rules(args.rules).check_players(args.players)
     except ValueError as exc:
         raise usage_error(str(exc)) from None
+    if args.command == "play":
+        return
     if args.max_rounds is not None and not args.whole_game:
         raise usage_error("--max-rounds is for --whole-game (one round has no round limit)")
     args.max_rounds = args.max_rounds or 100
@@ -149,8 +175,46 @@ def nashconv(args: argparse.Namespace) -> dict:
     }
 
 
+def play(args: argparse.Namespace) -> dict:
+    start = time.perf_counter()
+    refuse_human([args.agent, *args.against], "the analysis asks every information state at once")
+    agent = build_agent(args.agent, seed=0)
+    for spec in args.against:
+        build_agent(spec, seed=0)  # a bad spec is one line before the tree is built
+    cells = play_against(agent, args.rules, args.players, args.against)
+    return {
+        "rules": args.rules,
+        "players": args.players,
+        "agent": args.agent,
+        "unit": "markers",
+        "cells": [{"opponent": c.opponent, "value": c.value, "best": c.best} for c in cells],
+        "seconds": round(time.perf_counter() - start, 2),
+        "peak_mb": round(peak_mb()),
+    }
+
+
+def print_play(out: dict) -> None:
+    others = out["players"] - 1
+    copies = f"{others} {'copy' if others == 1 else 'copies'}"
+    print(
+        f"{out['rules']} {out['players']}p, {out['agent']}: expected markers in the first "
+        f"round against {copies} of each opponent (the mean over its seats)"
+    )
+    print(f"{'opponent':<24} {'value':>9} {'best response':>14}")
+    for c in out["cells"]:
+        print(f"{c['opponent']:<24} {c['value']:>+9.4f} {c['best']:>+14.4f}")
+    print(f"{out['seconds']} s, peak {out['peak_mb']} MB")
+
+
 def run(args: argparse.Namespace) -> int:
     check_table(args)
+    if args.command == "play":
+        out = play(args)
+        if args.json:
+            print(json.dumps(out))
+        else:
+            print_play(out)
+        return 0
     if args.command == "nashconv":
         out = nashconv(args)
         if args.json:

@@ -66,10 +66,10 @@ from grove_env.agents.learned.actor import MASKED_LOGIT, Actor
 from grove_env.analysis.best_response import (
     best_response,
     exploitability_of,
-    policy_values,
     seat_counterfactual_values,
 )
 from grove_env.analysis.measure import round_tree
+from grove_env.analysis.play import against_profile, value_against
 from grove_env.analysis.policies import branch_probabilities as agent_branches
 from grove_env.analysis.policies import policy_of
 from grove_env.analysis.round_tree import RoundTree
@@ -119,23 +119,11 @@ def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
     return out
 
 
-def against_profile(
-    tree: RoundTree, probs: list[np.ndarray], branches: list[np.ndarray], seat: int
-) -> list[np.ndarray]:
-    """``seat`` plays ``probs``, every other seat the opponent's ``branches``."""
-    return [probs[t] if d.seat == seat else branches[t] for t, d in enumerate(tree.depths)]
-
-
 def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) -> dict[str, float]:
     """Per opponent: the policy's expected markers in one round against ``n - 1`` copies
-    of it, the mean over the seats it can take."""
-    n = tree.num_players
-    return {
-        spec: float(
-            np.mean([policy_values(tree, against_profile(tree, probs, b, j))[j] for j in range(n)])
-        )
-        for spec, _, b in opponents
-    }
+    of it, the mean over the seats it can take
+    (:func:`~grove_env.analysis.play.value_against`)."""
+    return {spec: value_against(tree, probs, b) for spec, _, b in opponents}
 
 
 def play_loss(tree: RoundTree, probs: list[torch.Tensor], opponents: Opponents) -> torch.Tensor:
