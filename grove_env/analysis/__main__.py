@@ -122,6 +122,7 @@ def parser() -> argparse.ArgumentParser:
         "--against",
         type=specs,
         default=PLAY_OPPONENTS,
+        metavar="A,B,...",
         help=f"opponent specs (default: {','.join(PLAY_OPPONENTS)})",
     )
     pl.add_argument("--json", action="store_true", help="print one JSON line")
@@ -202,7 +203,8 @@ def print_play(out: dict) -> None:
     )
     print(f"{'opponent':<24} {'value':>9} {'best response':>14}")
     for c in out["cells"]:
-        print(f"{c['opponent']:<24} {c['value']:>+9.4f} {c['best']:>+14.4f}")
+        value, best = (round(c[k], 9) + 0.0 for k in ("value", "best"))  # no "-0.0000"
+        print(f"{c['opponent']:<24} {value:>+9.4f} {best:>+14.4f}")
     print(f"{out['seconds']} s, peak {out['peak_mb']} MB")
 
 
