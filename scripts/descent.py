@@ -9,11 +9,11 @@ The config gives the table (``rules``, ``num_players``: one table) and the netwo
 with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
 ``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``, and
 the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
-``keep``, ``gradient``) sets what the flags do not (``scripts/zoo.py`` trains a table whose config
-has one this way). A ``then:`` mapping in that section (the same keys; the flags set only the first
-stage) is a second stage, started from the weights the first one kept, and a ``then:`` in
-that one a third, and so on: ``configs/descent/revised_2p.yaml`` descends on the first
-round, then on the whole game.
+``keep``, ``gradient``, ``floors``) sets what the flags do not (``scripts/zoo.py``
+trains a table whose config has one this way). A ``then:`` mapping in that section (the
+same keys; the flags set only the first stage) is a second stage, started from the
+weights the first one kept, and a ``then:`` in that one a third, and so on:
+``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
 
 Where the descent starts: random weights (``start: random``, the default), a policy
 (``--init``), or ``start: trained``: the config is first trained as it stands, without
@@ -31,10 +31,10 @@ folder):
 - ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
   (one round) or ``game`` (the whole game, with ``--whole-game``); then, for each
-  opponent of the play term (``against``, below), ``markers_vs_<spec>``: the policy's
-  expected markers in the first round against ``n - 1`` copies of it, at the same
-  measurement (empty in a stage without that opponent). They show the play term's
-  progress without a gauntlet;
+  opponent of the play term or of a floor (``against``, ``floors``, below),
+  ``markers_vs_<spec>``: the policy's expected markers in the first round against
+  ``n - 1`` copies of it, at the same measurement (empty in a stage without that
+  opponent). They show the play term's progress without a gauntlet;
 - ``result.json``: the settings, the iteration kept, and the kept policy's exact NashConv
   as it plays (one round in markers; at two players the whole game in outcome units);
   ``init_steps``, the samples the starting policy was trained on (0 from random weights).
@@ -55,7 +55,10 @@ the lowest NashConv's (the trade between the two terms is the point). ``gradient
 nashconv`` (the default) descends on NashConv's own gradient, ``gradient: own`` on the
 earlier form that pushes each seat up for itself, which need not descend at three or
 more seats (at four it did not); the zoo's revised 3p policy was trained with it
-(:mod:`grove_env.training.descent`).
+(:mod:`grove_env.training.descent`). ``floors: {spec: markers}`` holds the policy's
+first-round markers against ``n - 1`` copies of each opponent at or above its floor:
+an iteration under a floor steps on those opponents' play term alone, any other on
+the usual loss (:mod:`grove_env.training.descent`, "Floors").
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
 (:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
 own loss (its markers) times ``W``; ``--init POLICY`` starts from a policy of the same
@@ -94,6 +97,7 @@ from grove_env.training.descent import (
     DescentReport,
     check_settings,
     descend,
+    floors_on,
     kept,
     opponents_on,
     other_states,
@@ -116,6 +120,7 @@ DEFAULTS: dict[str, Any] = {
     "against_weight": 0.0,
     "keep": "lowest",
     "gradient": "nashconv",
+    "floors": {},
 }
 STARTS = ("random", "trained")
 
@@ -162,26 +167,41 @@ def descent_settings(
 
 def check_against(stage: dict[str, Any]) -> None:
     """``against`` (agent spec -> weight > 0) and ``against_weight`` (>= 0) go together,
-    for a stage on rounds (not ``whole_game``); each spec must make an agent."""
+    for a stage on rounds (not ``whole_game``); so is ``floors`` (agent spec -> finite
+    markers). Each spec must make an agent whose move probabilities can be asked."""
     against, weight = stage["against"], stage["against_weight"]
     if not 0 <= weight < math.inf or bool(against) != (weight > 0):  # NaN is neither
         raise ConfigError("against (spec: weight) and against_weight > 0 go together")
-    if against and stage["whole_game"]:
-        raise ConfigError("against is for stages on rounds, not whole_game")
+    for key in ("against", "floors"):
+        if stage[key] and stage["whole_game"]:
+            raise ConfigError(f"{key} is for stages on rounds, not whole_game")
     for spec, w in against.items():
         if not isinstance(spec, str) or isinstance(w, bool) or not isinstance(w, int | float):
             raise ConfigError(f"against maps agent specs to weights, got {spec!r}: {w!r}")
         if not 0 < w < math.inf:
             raise ConfigError(f"against's weights are finite and > 0, got {spec}: {w}")
-        try:
-            agent = make_agent(spec, seed=0)
-        except (ValueError, ModelFileError) as e:
-            raise ConfigError(f"against {spec!r}: {one_line(e)}") from None
-        if not (hasattr(agent, "action_probabilities") or getattr(agent, "deterministic", False)):
-            raise ConfigError(
-                f"against {spec!r}: its move probabilities cannot be asked "
-                "(the styles, heuristic, random, cfr and ppo: can)"
-            )
+        check_opponent("against", spec)
+    for spec, floor in stage["floors"].items():
+        number = isinstance(floor, int | float) and not isinstance(floor, bool)
+        if not isinstance(spec, str) or not number:
+            raise ConfigError(f"floors maps agent specs to markers, got {spec!r}: {floor!r}")
+        if not math.isfinite(floor):
+            raise ConfigError(f"floors are finite numbers of markers, got {spec}: {floor}")
+        check_opponent("floors", spec)
+
+
+def check_opponent(key: str, spec: str) -> None:
+    """A :class:`ConfigError` unless ``spec`` makes an agent whose move probabilities
+    the analysis can ask (``key``: the setting that names it)."""
+    try:
+        agent = make_agent(spec, seed=0)
+    except (ValueError, ModelFileError) as e:
+        raise ConfigError(f"{key} {spec!r}: {one_line(e)}") from None
+    if not (hasattr(agent, "action_probabilities") or getattr(agent, "deterministic", False)):
+        raise ConfigError(
+            f"{key} {spec!r}: its move probabilities cannot be asked "
+            "(the styles, heuristic, random, cfr and ppo: can)"
+        )
 
 
 def stages_of(settings: dict[str, Any]) -> list[dict[str, Any]]:
@@ -287,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         dump_config(cfg) + yaml.safe_dump({"descent": settings}, sort_keys=False)
     )
     began = time.perf_counter()
-    specs = list(dict.fromkeys(spec for stage in stages for spec in stage["against"]))
+    named = (spec for stage in stages for spec in [*stage["against"], *stage["floors"]])
+    specs = list(dict.fromkeys(named))
     log = (out / "descent.csv").open("w", newline="")
     rows = csv.writer(log, lineterminator="\n")
     rows.writerow(
@@ -352,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                 against_weight=stage["against_weight"],
                 keep=stage["keep"],
                 gradient=stage["gradient"],
+                floors=floors_on(tree, stage["floors"]) if stage["floors"] else [],
             )
         kept_at = done + kept(reports, stage["keep"]).iteration
         done += stage["iterations"]

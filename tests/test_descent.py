@@ -39,6 +39,7 @@ from grove_env.training.descent import (
     check_settings,
     descend,
     descent_loss,
+    floors_on,
     lowest,
     opponents_on,
     other_states,
@@ -282,6 +283,42 @@ def test_the_play_term_moves_the_policy_towards_beating_the_opponent(tree) -> No
         descend(actor, tree, 1, 0.003, keep="best")
 
 
+def test_an_iteration_under_a_floor_steps_on_that_play_term_alone(tree) -> None:
+    floored, by_hand = fresh_actor(), fresh_actor()
+    greedy = floors_on(tree, {"greedy": 10.0})  # above any policy: every step is short
+    assert [(spec, floor) for spec, floor, _ in greedy] == [("greedy", 10.0)]
+    reports = descend(floored, tree, 1, 0.003, report_every=1, floors=greedy, keep="last")
+    assert set(reports[0].play) == {"greedy"}  # each measurement has the floor's value
+    params = [p for m in (by_hand.body, by_hand.head) for p in m.parameters()]
+    optimizer = torch.optim.Adam(params, lr=0.003)
+    probs = branch_probabilities(by_hand, tree_inputs(by_hand, tree))
+    play_loss(tree, probs, [("greedy", 1.0, greedy[0][2])]).backward()
+    optimizer.step()
+    for a, b in zip(floored.state_dict().values(), by_hand.state_dict().values()):
+        assert torch.equal(a, b)
+
+
+def test_a_floor_that_holds_leaves_the_descent_as_it_was_and_one_above_is_climbed(tree) -> None:
+    plain, held = fresh_actor(), fresh_actor()
+    descend(plain, tree, 4, 0.003, report_every=2)
+    descend(held, tree, 4, 0.003, report_every=2, floors=floors_on(tree, {"greedy": -10.0}))
+    for a, b in zip(plain.state_dict().values(), held.state_dict().values()):
+        assert torch.equal(a, b)
+    greedy = floors_on(tree, {"greedy": 0.0})[0][2]
+    best = float(np.mean([best_response_value(tree, greedy, j) for j in (0, 1)]))
+    actor = fresh_actor()
+    before = descend(actor, tree, 0, 0.003, floors=[("greedy", 0.0, greedy)])[0].play["greedy"]
+    floor = before + 0.5 * (best - before)
+    reports = descend(
+        actor, tree, 40, 0.003, report_every=1, floors=[("greedy", floor, greedy)], keep="last"
+    )
+    values = [r.play["greedy"] for r in reports]
+    reached = next(k for k, v in enumerate(values) if v >= floor)  # climbed to the floor,
+    assert 0 < reached < 40 and all(b > a for a, b in zip(values, values[1 : reached + 1]))
+    assert min(values[reached:]) > floor - 0.1 * (floor - before)  # held it,
+    assert reports[-1].nash_conv < reports[reached].nash_conv - 0.05  # and descended there
+
+
 def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
     script = load_script("descent")
     no_flags = argparse.Namespace(init=None)
@@ -302,6 +339,14 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
         ("{gradient: best}", "gradient is nashconv or own, got 'best'"),
         ("{gradient: 1}", "gradient must be"),
         ("{whole_game: true, against: {greedy: 1}, against_weight: 1.0}", "not whole_game"),
+        ("{whole_game: true, floors: {greedy: 0.1}}", "floors is for stages on rounds"),
+        ("{floors: {greedy: .nan}}", "floors are finite numbers of markers"),
+        ("{floors: {greedy: -.inf}}", "floors are finite numbers of markers"),
+        ("{floors: {greedy: true}}", "floors maps agent specs to markers"),
+        ("{floors: {greedy: high}}", "floors maps agent specs to markers"),
+        ("{floors: {nobody: 0.1}}", "floors 'nobody'"),
+        ("{floors: {human: 0.1}}", "cannot be asked"),
+        ("{floors: [greedy]}", "floors must be"),
     ]:
         section = yaml.safe_load(bad)
         with pytest.raises(Exception, match=says) as caught:
@@ -316,6 +361,20 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.startswith("descent: against 'cfr'"), err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_the_script_holds_floors_and_logs_their_markers(tmp_path) -> None:
+    config = tmp_path / "floors.yaml"
+    stages = "{iterations: 2, report_every: 1, floors: {greedy: -0.1}, keep: last}"
+    config.write_text(CONFIG.read_text() + f"descent: {stages}\n")
+    out = tmp_path / "out"
+    run = descent_script(config, out)
+    assert run.returncode == 0, run.stderr
+    header, *rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()]
+    assert header[4:] == ["markers_vs_greedy"] and len(rows) == 3
+    assert "markers vs greedy" in run.stdout
+    assert json.loads((out / "result.json").read_text())["floors"] == {"greedy": -0.1}
 
 
 @pytest.mark.slow

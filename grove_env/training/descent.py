@@ -48,6 +48,16 @@ which are asked once per tree, as the analysis asks any agent
 equilibrium, this one towards the best response to the styles; ``keep: last`` (in
 :func:`run_descent`) keeps the final weights instead of the lowest NashConv, since the
 trade is the point.
+
+**Floors** (``floors``, :func:`floors_on`). The play term trades NashConv for play at a
+fixed rate; a floor asks for the play outright and spends everything else on NashConv.
+With a floor (in markers) for an opponent, each iteration first measures the policy's
+first-round markers against ``n - 1`` copies of it, exactly: while any is under its
+floor the step follows the play term of those opponents alone, otherwise the usual
+loss (the switching gradient of constrained optimisation). The gauntlet's bars are
+floors of this kind: at classic 4 players, from a policy at NashConv 0.255 that takes
++0.061 markers a round from 3 ``contrarian``, 30 steps at lr 0.002 with the floor
++0.045 against them lowered NashConv to 0.182 (``docs/notes/measurements.md``).
 """
 
 from __future__ import annotations
@@ -107,16 +117,27 @@ Measured = tuple[float, dict[str, float]]
 (:attr:`DescentReport.play`)."""
 
 
+Floors = Sequence[tuple[str, float, list[np.ndarray]]]
+"""Per opponent: its spec, the floor of the policy's expected first-round markers
+against ``n - 1`` copies of it, and its branch probabilities on one round tree."""
+
+
+def spec_branches(tree: RoundTree, spec: str) -> list[np.ndarray]:
+    """The agent ``spec``'s branch probabilities at every information set of ``tree``
+    (the tree's observations, asked as the analysis asks any agent)."""
+    return agent_branches(tree, [policy_of(spec, seed=0)] * tree.num_players)
+
+
 def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
     """``against`` (agent spec -> weight > 0) on ``tree``: each opponent's branch
-    probabilities at every information set (the tree's observations, asked as the
-    analysis asks any agent), the weights made to sum to one."""
+    probabilities (:func:`spec_branches`), the weights made to sum to one."""
     total = float(sum(against.values()))
-    out = []
-    for spec, weight in against.items():
-        policy = policy_of(spec, seed=0)
-        out.append((spec, weight / total, agent_branches(tree, [policy] * tree.num_players)))
-    return out
+    return [(spec, weight / total, spec_branches(tree, spec)) for spec, weight in against.items()]
+
+
+def floors_on(tree: RoundTree, floors: dict[str, float]) -> Floors:
+    """``floors`` (agent spec -> markers) on ``tree``, as :func:`descend` holds them."""
+    return [(spec, float(floor), spec_branches(tree, spec)) for spec, floor in floors.items()]
 
 
 def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) -> dict[str, float]:
@@ -201,6 +222,7 @@ def descend(
     against_weight: float = 0.0,
     keep: str = "lowest",
     gradient: str = "nashconv",
+    floors: Floors = (),
 ) -> list[DescentReport]:
     """Train ``actor`` by exploitability descent on ``tree`` (module docstring); leave it
     holding the weights of the lowest NashConv measured on ``tree`` (``keep: last``: the
@@ -212,6 +234,11 @@ def descend(
     policy is trained where later rounds are played too. ``against`` (opponents on
     ``tree``, :func:`opponents_on`) with ``against_weight`` > 0 adds the play term of
     the module docstring, on ``tree`` and on the drawn later round (its own opponents).
+
+    ``floors`` (:func:`floors_on`) hold the policy's first-round markers against
+    copies of each of those opponents at or above its floor: an iteration that starts
+    below a floor steps on the play term of the opponents below theirs alone (each
+    weighted 1), and any other iteration as above (module docstring, "Floors").
     """
     check_settings(iterations, lr, lr_end, ("report_every", report_every), keep, gradient)
     inputs = tree_inputs(actor, tree)  # after the checks: at 4 players it takes seconds
@@ -220,20 +247,28 @@ def descend(
     def measure() -> Measured:
         with torch.no_grad():
             probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
-        return exploitability_of(tree, probs).nash_conv, play_values(tree, probs, against)
+        play = play_values(tree, probs, [*against, *floors])
+        return exploitability_of(tree, probs).nash_conv, play
 
-    def term(on: RoundTree, on_inputs: Inputs, opponents: Opponents) -> torch.Tensor:
-        probs = branch_probabilities(actor, on_inputs)
+    def term(on: RoundTree, probs: list[torch.Tensor], opponents: Opponents) -> torch.Tensor:
         total = descent_loss(on, probs, gradient)
         if against_weight and opponents:
             total = total + against_weight * play_loss(on, probs, opponents)
         return total
 
     def loss() -> torch.Tensor:
-        total = term(tree, inputs, against)
+        probs = branch_probabilities(actor, inputs)
+        if floors:
+            fixed = [p.detach().double().numpy() for p in probs]
+            short = [(s, 1.0, b) for s, floor, b in floors if value_against(tree, fixed, b) < floor]
+            if short:
+                return play_loss(tree, probs, short)
+        total = term(tree, probs, against)
         if also:
             other = also[int(rng.integers(len(also)))]
-            total = total + term(other.tree, other.inputs, other.against)
+            total = total + term(
+                other.tree, branch_probabilities(actor, other.inputs), other.against
+            )
         return total
 
     return run_descent(
@@ -372,9 +407,11 @@ def kept(reports: list[DescentReport], keep: str = "lowest") -> DescentReport:
 __all__ = [
     "GRADIENTS",
     "DescentReport",
+    "Floors",
     "Later",
     "descend",
     "descent_loss",
+    "floors_on",
     "kept",
     "lowest",
     "opponents_on",
