@@ -57,7 +57,8 @@ floor the step follows the play term of those opponents alone, otherwise the usu
 loss (the switching gradient of constrained optimisation). The gauntlet's bars are
 floors of this kind: at classic 4 players, from a policy at NashConv 0.255 that takes
 +0.061 markers a round from 3 ``contrarian``, 30 steps at lr 0.002 with the floor
-+0.045 against them lowered NashConv to 0.182 (``docs/notes/measurements.md``).
++0.045 against them lowered NashConv to 0.182, and 40 more to 0.131, while the markers
+against the styles without a floor fell (``docs/notes/measurements.md``).
 """
 
 from __future__ import annotations
