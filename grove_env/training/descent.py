@@ -54,7 +54,9 @@ fixed rate; a floor asks for the play outright and spends everything else on Nas
 With a floor (in markers) for an opponent, each iteration first measures the policy's
 first-round markers against ``n - 1`` copies of it, exactly: while any is under its
 floor the step follows the play term of those opponents alone, otherwise the usual
-loss (the switching gradient of constrained optimisation). The gauntlet's bars are
+loss (the switching gradient of constrained optimisation). ``keep: lowest`` may keep
+weights under a floor (the lowest NashConv measured); ``keep: last`` keeps the final
+ones, whose markers ``descent.csv`` shows. The gauntlet's bars are
 floors of this kind: at classic 4 players, from a policy at NashConv 0.255 that takes
 +0.061 markers a round from 3 ``contrarian``, 30 steps at lr 0.002 with the floor
 +0.045 against them lowered NashConv to 0.182, and 40 more to 0.131, while the markers
