@@ -273,10 +273,11 @@ def main(argv: list[str] | None = None) -> int:
                 stage["keep"],
                 stage["gradient"],
             )
-            for spec in stage["against"]:
-                refusal = table_refusal(spec, rules, n)
-                if refusal is not None:
-                    raise ConfigError(f"against {spec!r}: {refusal}")
+            for key in ("against", "floors"):
+                for spec in stage[key]:
+                    refusal = table_refusal(spec, rules, n)
+                    if refusal is not None:
+                        raise ConfigError(f"{key} {spec!r}: {refusal}")
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         actor = ActorCritic(checkpoint.policy_card(cfg, 0)).actor

@@ -361,6 +361,11 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.startswith("descent: against 'cfr'"), err
     assert not (tmp_path / "out").exists()
+    config.write_text(three + "descent: {floors: {cfr: 0.1}}\n")  # a floor's table, too
+    code = script.main(["--config", str(config), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("descent: floors 'cfr'"), err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
