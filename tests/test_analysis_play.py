@@ -7,18 +7,14 @@ import pytest
 from grove_env.analysis.best_response import best_response
 from grove_env.analysis.measure import round_tree
 from grove_env.analysis.play import best_against, play_against, value_against
-from grove_env.analysis.policies import branch_probabilities, policy_of
+from grove_env.analysis.policies import branches_of
 from grove_env.rules import get_rules
-
-
-def branches(tree, spec):
-    return branch_probabilities(tree, [policy_of(spec)] * tree.num_players)
 
 
 @pytest.mark.parametrize("rules", ["classic", "revised"])
 def test_two_seats_take_from_each_other_what_the_other_gives(rules) -> None:
     tree = round_tree(get_rules(rules), 2)
-    a, b = branches(tree, "heuristic"), branches(tree, "random")
+    a, b = branches_of(tree, "heuristic"), branches_of(tree, "random")
     forward, backward = value_against(tree, a, b), value_against(tree, b, a)
     assert forward > 0.1  # the heuristic takes markers from random seats
     assert forward == pytest.approx(-backward, abs=1e-12)  # a round is zero-sum
@@ -33,10 +29,10 @@ def test_every_agent_scores_nothing_against_copies_of_itself_at_three_seats() ->
 
 def test_the_ceiling_is_what_each_seats_best_response_scores_when_played() -> None:
     tree = round_tree(get_rules("revised"), 3)
-    greedy = branches(tree, "greedy")
+    greedy = branches_of(tree, "greedy")
     responses = [best_response(tree, greedy, seat)[1] for seat in range(3)]
     # each depth played as the best response of the seat that acts there
     played = [responses[d.seat][t] for t, d in enumerate(tree.depths)]
     best = best_against(tree, greedy)
     assert value_against(tree, played, greedy) == pytest.approx(best, abs=1e-12)
-    assert best > value_against(tree, branches(tree, "random"), greedy) + 0.05
+    assert best > value_against(tree, branches_of(tree, "random"), greedy) + 0.05

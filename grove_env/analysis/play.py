@@ -30,7 +30,7 @@ from grove_env.rules import RuleSet, get_rules
 
 from .best_response import best_response_value, policy_values
 from .measure import round_tree
-from .policies import branch_probabilities, policy_of
+from .policies import branches_of
 from .round_tree import RoundTree
 
 
@@ -77,10 +77,10 @@ def play_against(
     rules = get_rules(rules)
     n = rules.check_players(num_players)
     tree = round_tree(rules, n)
-    probs = branch_probabilities(tree, [policy_of(agent, seed=seed)] * n)
+    probs = branches_of(tree, agent, seed)
     cells = []
     for spec in opponents:
-        branches = branch_probabilities(tree, [policy_of(spec, seed=seed)] * n)
+        branches = branches_of(tree, spec, seed)
         value = value_against(tree, probs, branches)
         cells.append(PlayCell(spec, value, best_against(tree, branches)))
     return cells

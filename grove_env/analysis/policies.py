@@ -29,7 +29,7 @@ from .round_tree import RoundTree
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-__all__ = ["Policy", "branch_probabilities", "policy_of", "spiel_policy", "uniform"]
+__all__ = ["Policy", "branch_probabilities", "branches_of", "policy_of", "spiel_policy", "uniform"]
 
 
 def policy_of(agent: Any, seed: int | None = 0) -> Policy:
@@ -81,6 +81,12 @@ def branch_probabilities(tree: RoundTree, policies: list[Policy], batch: int = 4
             rows.append(legal / legal.sum(axis=1, keepdims=True))
         out.append(np.concatenate(rows))
     return out
+
+
+def branches_of(tree: RoundTree, agent: Any, seed: int | None = 0) -> list:
+    """:func:`branch_probabilities` of ``agent`` (an agent or a spec, :func:`policy_of`)
+    playing every seat of ``tree``."""
+    return branch_probabilities(tree, [policy_of(agent, seed=seed)] * tree.num_players)
 
 
 def spiel_policy(game: Any, probabilities: Policy) -> Any:

@@ -83,8 +83,7 @@ from grove_env.analysis.best_response import (
 )
 from grove_env.analysis.measure import round_tree
 from grove_env.analysis.play import against_profile, value_against
-from grove_env.analysis.policies import branch_probabilities as agent_branches
-from grove_env.analysis.policies import policy_of
+from grove_env.analysis.policies import branches_of
 from grove_env.analysis.round_tree import RoundTree
 from grove_env.analysis.whole_game import at_state, public_states
 from grove_env.rules import RuleSet
@@ -125,22 +124,17 @@ Floors = Sequence[tuple[str, float, list[np.ndarray]]]
 against ``n - 1`` copies of it, and its branch probabilities on one round tree."""
 
 
-def spec_branches(tree: RoundTree, spec: str) -> list[np.ndarray]:
-    """The agent ``spec``'s branch probabilities at every information set of ``tree``
-    (the tree's observations, asked as the analysis asks any agent)."""
-    return agent_branches(tree, [policy_of(spec, seed=0)] * tree.num_players)
-
-
 def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
     """``against`` (agent spec -> weight > 0) on ``tree``: each opponent's branch
-    probabilities (:func:`spec_branches`), the weights made to sum to one."""
+    probabilities at every information set (asked as the analysis asks any agent,
+    :func:`~grove_env.analysis.policies.branches_of`), the weights made to sum to one."""
     total = float(sum(against.values()))
-    return [(spec, weight / total, spec_branches(tree, spec)) for spec, weight in against.items()]
+    return [(spec, weight / total, branches_of(tree, spec)) for spec, weight in against.items()]
 
 
 def floors_on(tree: RoundTree, floors: dict[str, float]) -> Floors:
     """``floors`` (agent spec -> markers) on ``tree``, as :func:`descend` holds them."""
-    return [(spec, float(floor), spec_branches(tree, spec)) for spec, floor in floors.items()]
+    return [(spec, float(floor), branches_of(tree, spec)) for spec, floor in floors.items()]
 
 
 def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) -> dict[str, float]:
