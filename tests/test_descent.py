@@ -456,8 +456,7 @@ def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_
     stages = "{iterations: 4, report_every: 2, then: {whole_game: true, iterations: 2, "
     config.write_text(CONFIG.read_text() + f"descent: {stages}report_every: 1}}}}\n")
     out = tmp_path / "out"
-    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = descent_script(config, out)
     assert run.returncode == 0, run.stderr
     rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
     assert [(int(r[0]), r[3]) for r in rows] == [
@@ -469,9 +468,7 @@ def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_
     assert result["kept_iteration"] == min(game, key=lambda k: (game[k], k))
     assert result["nash_conv"]["game"] == pytest.approx(min(game.values()), abs=1e-5)
     config.write_text(CONFIG.read_text() + "descent: {iterations: 4, report_every: 2}\n")
-    alone = subprocess.run(
-        [*command[:-1], str(tmp_path / "alone")], cwd=ROOT, capture_output=True, text=True
-    )
+    alone = descent_script(config, tmp_path / "alone")
     assert alone.returncode == 0, alone.stderr
     first = json.loads((tmp_path / "alone" / "result.json").read_text())["nash_conv"]["game"]
     assert game[4] == pytest.approx(first, abs=1e-5)  # stage 2 began where stage 1 kept
@@ -481,9 +478,7 @@ def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_
         ("{then: {whole_game: true, other_states: true}}", "without other_states"),
     ]:
         config.write_text(CONFIG.read_text() + f"descent: {bad}\n")
-        refused = subprocess.run(
-            [*command[:-1], str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True
-        )
+        refused = descent_script(config, tmp_path / "bad")
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
         assert says in refused.stderr and not (tmp_path / "bad").exists()
 
