@@ -451,6 +451,34 @@ def test_the_round_weight_adds_the_first_rounds_own_loss(tree, monkeypatch) -> N
 
 
 @pytest.mark.slow
+def test_each_whole_game_step_takes_the_first_stage_once_and_one_other(monkeypatch) -> None:
+    import grove_env.training.descent_game as descent_game
+
+    stages: list[list[object]] = []
+    real = descent_game.descent_loss
+
+    def recording(stage, probs, gradient="nashconv"):
+        stages[-1].append(stage)
+        return real(stage, probs, gradient)
+
+    def steps(actor, iterations, lr, lr_end, every, measure, loss, on_report=None):
+        measure()  # builds the stages
+        for _ in range(40):
+            stages.append([])
+            loss()
+        return []
+
+    monkeypatch.setattr(descent_game, "descent_loss", recording)
+    monkeypatch.setattr(descent_game, "run_descent", steps)
+    descend_game(fresh_actor(), get_rules("revised"), 2, 100, iterations=1, lr=0.003)
+    firsts = {id(step[0]) for step in stages}
+    assert len(firsts) == 1 and all(len(step) == 2 for step in stages)
+    drawn = [id(step[1]) for step in stages]
+    assert firsts.isdisjoint(drawn)  # the other state is never the first one again
+    assert len(set(drawn)) > 10  # and it is drawn among many
+
+
+@pytest.mark.slow
 def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_path) -> None:
     config = tmp_path / "two.yaml"
     stages = "{iterations: 4, report_every: 2, then: {whole_game: true, iterations: 2, "

@@ -77,8 +77,8 @@ def descend_game(
         r = states.round_of(k)
         for counts in layer:
             inputs[(counts, r)] = tree_inputs(actor, at_state(trees[states.first(r)], counts, r))
-    keys = sorted(inputs, key=lambda key: (key[1], key[0]))
     first: State = (states.begin, states.start.round)
+    others = sorted((key for key in inputs if key != first), key=lambda key: (key[1], key[0]))
     rng = np.random.default_rng(seed)
     stages: dict[State, RoundTree] = {}
 
@@ -91,7 +91,7 @@ def descend_game(
         return whole_game_nash_conv(states, trees, strategy).nash_conv, {}
 
     def loss() -> torch.Tensor:
-        other = keys[int(rng.integers(len(keys)))]
+        other = others[int(rng.integers(len(others)))]
         total = torch.zeros(())
         for key in (first, other):
             probs = branch_probabilities(actor, inputs[key])
