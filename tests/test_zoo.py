@@ -117,15 +117,15 @@ def zoo_script(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
 
 def test_the_plan_carries_the_config_and_the_command_a_card_shows(tmp_path):
     zoo = load_script("zoo")
-    shipped = ROOT / "configs" / "zoo" / "classic_4p.yaml"
-    plan = zoo.table_plan("classic-4p", shipped, tmp_path / "run", ["seed=3", "lr_schedule=linear"])
+    shipped = ROOT / "configs" / "zoo" / "classic_3p.yaml"  # a config without descent:
+    plan = zoo.table_plan("classic-3p", shipped, tmp_path / "run", ["seed=3", "lr_schedule=linear"])
     assert plan.config == shipped and plan.run_dir == tmp_path / "run"
     assert plan.command == [
         "train.py", "--config", str(shipped), "--set", f"run_dir={tmp_path / 'run'}",
         "--set", "seed=3", "--set", "lr_schedule=linear",
     ]  # fmt: skip
     assert plan.shown == (
-        "python train.py --config configs/zoo/classic_4p.yaml --set seed=3 --set lr_schedule=linear"
+        "python train.py --config configs/zoo/classic_3p.yaml --set seed=3 --set lr_schedule=linear"
     )
     descent = tmp_path / "revised_2p.yaml"
     descent.write_text(shipped.read_text() + "descent: {iterations: 4}\n")
