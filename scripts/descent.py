@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 gradient=stage["gradient"],
                 floors=floors_on(tree, stage["floors"]) if stage["floors"] else [],
             )
-        kept_at = done + kept(reports, stage["keep"]).iteration
+        kept_at = done + kept(reports, stage["keep"], stage["floors"]).iteration
         done += stage["iterations"]
     log.close()
     step = init_steps if settings["start"] == "trained" else kept_at

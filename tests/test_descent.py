@@ -35,11 +35,13 @@ from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import config_from_dict, load_config, read_yaml
 from grove_env.training.descent import (
     GRADIENTS,
+    DescentReport,
     branch_probabilities,
     check_settings,
     descend,
     descent_loss,
     floors_on,
+    kept,
     lowest,
     opponents_on,
     other_states,
@@ -317,6 +319,31 @@ def test_a_floor_that_holds_leaves_the_descent_as_it_was_and_one_above_is_climbe
     assert 0 < reached < 40 and all(b > a for a, b in zip(values, values[1 : reached + 1]))
     assert min(values[reached:]) > floor - 0.1 * (floor - before)  # held it,
     assert reports[-1].nash_conv < reports[reached].nash_conv - 0.05  # and descended there
+
+
+def test_keep_lowest_keeps_the_lowest_nashconv_that_meets_every_floor() -> None:
+    def at(k: int, nash_conv: float, greedy: float) -> DescentReport:
+        return DescentReport(k, nash_conv, 0.0, {"greedy": greedy, "random": 0.3})
+
+    reports = [at(0, 0.5, 0.1), at(1, 0.2, -0.1), at(2, 0.3, 0.0), at(3, 0.4, 0.2)]
+    assert kept(reports).iteration == 1  # no floors: the lowest
+    assert kept(reports, "lowest", {"greedy": 0.0}).iteration == 2  # the lowest held
+    assert kept(reports, "lowest", {"greedy": 0.0, "random": 0.31}).iteration == 1  # none
+    assert kept(reports, "last", {"greedy": 0.0}).iteration == 3
+
+
+def test_a_descent_with_floors_keeps_the_weights_that_kept_names(tree) -> None:
+    greedy = floors_on(tree, {"greedy": 0.0})[0][2]
+    actor = fresh_actor()
+    before = descend(actor, tree, 0, 0.003, floors=[("greedy", 0.0, greedy)])[0].play["greedy"]
+    floors = [("greedy", before + 0.05, greedy)]  # met from the 13th of 16 steps
+    reports = descend(actor, tree, 16, 0.003, report_every=1, floors=floors)
+    assert reports[0].play["greedy"] < before + 0.05
+    chosen = kept(reports, "lowest", {"greedy": before + 0.05})
+    assert chosen.play["greedy"] >= before + 0.05  # a measurement that meets the floor
+    again = descend(actor, tree, 0, 0.003, floors=floors)[0]  # the weights left are its
+    assert again.nash_conv == pytest.approx(chosen.nash_conv, abs=1e-9)
+    assert again.play["greedy"] == pytest.approx(chosen.play["greedy"], abs=1e-9)
 
 
 def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:

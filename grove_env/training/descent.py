@@ -54,9 +54,10 @@ fixed rate; a floor asks for the play outright and spends everything else on Nas
 With a floor (in markers) for an opponent, each iteration first measures the policy's
 first-round markers against ``n - 1`` copies of it, exactly: while any is under its
 floor the step follows the play term of those opponents alone, otherwise the usual
-loss (the switching gradient of constrained optimisation). ``keep: lowest`` may keep
-weights under a floor (the lowest NashConv measured); ``keep: last`` keeps the final
-ones, whose markers ``descent.csv`` shows. The gauntlet's bars are
+loss (the switching gradient of constrained optimisation). ``keep: lowest`` keeps the
+lowest NashConv among the measurements that meet every floor (the lowest of all where
+none does); ``keep: last`` keeps the final weights. ``descent.csv`` shows the markers of
+each. The gauntlet's bars are
 floors of this kind: at classic 4 players, from a policy at NashConv 0.255 that takes
 +0.061 markers a round from 3 ``contrarian``, 30 steps at lr 0.002 with the floor
 +0.045 against them lowered NashConv to 0.182, and 40 more to 0.131, while the markers
@@ -69,7 +70,7 @@ import copy
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -278,6 +279,7 @@ def descend(
         loss,
         on_report,
         keep=keep,
+        floors={spec: floor for spec, floor, _ in floors},
     )
 
 
@@ -315,10 +317,11 @@ def run_descent(
     loss: Callable[[], torch.Tensor],
     on_report: Callable[[DescentReport], None] | None = None,
     keep: str = "lowest",
+    floors: Mapping[str, float] | None = None,
 ) -> list[DescentReport]:
     """The loop of every descent: ``measure()`` (a NashConv and the play values) at
     iteration 0, every ``every`` iterations (named, for the error) and at the end,
-    keeping the weights of the lowest (``keep: last``: of the end); between, one Adam
+    keeping the weights that :func:`kept` picks with ``keep`` and ``floors``; between, one Adam
     step on ``loss()`` over the actor's body and head, the step size linear from ``lr``
     to ``lr * lr_end``.
     Leaves ``actor`` with the kept weights; returns the measurements."""
@@ -336,7 +339,7 @@ def run_descent(
             reports.append(report)
             if on_report is not None:
                 on_report(report)
-            if kept(reports, keep) is report:  # the kept weights so far: these
+            if kept(reports, keep, floors) is report:  # the kept weights so far: these
                 best = copy.deepcopy(actor.state_dict())
         if k == iterations:
             break
@@ -396,9 +399,18 @@ def lowest(reports: list[DescentReport]) -> DescentReport:
     return min(reports, key=lambda r: (r.nash_conv, r.iteration))
 
 
-def kept(reports: list[DescentReport], keep: str = "lowest") -> DescentReport:
-    """The measurement whose weights :func:`run_descent` kept with ``keep``."""
-    return reports[-1] if keep == "last" else lowest(reports)
+def kept(
+    reports: list[DescentReport],
+    keep: str = "lowest",
+    floors: Mapping[str, float] | None = None,
+) -> DescentReport:
+    """The measurement whose weights :func:`run_descent` kept with ``keep``: the last,
+    or the lowest NashConv among those whose play values meet every one of ``floors``
+    (opponent spec -> markers), of all where none does."""
+    if keep == "last":
+        return reports[-1]
+    held = [r for r in reports if all(r.play[s] >= f for s, f in (floors or {}).items())]
+    return lowest(held or reports)
 
 
 __all__ = [
