@@ -223,9 +223,10 @@ def descend(
     floors: Floors = (),
 ) -> list[DescentReport]:
     """Train ``actor`` by exploitability descent on ``tree`` (module docstring); leave it
-    holding the weights of the lowest NashConv measured on ``tree`` (``keep: last``: the
-    final weights). Returns the measurements. ``gradient``: what the descent term
-    follows (:data:`GRADIENTS`, module docstring).
+    holding the weights of the lowest NashConv measured on ``tree``, among those that
+    meet the ``floors`` where any does (``keep: last``: the final weights). Returns the
+    measurements. ``gradient``: what the descent term follows (:data:`GRADIENTS`,
+    module docstring).
 
     ``also``: rounds at other public states (:func:`other_states`), one of them drawn at
     random (``seed``) each iteration and descended on beside ``tree``, so that the
