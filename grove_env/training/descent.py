@@ -240,6 +240,7 @@ def descend(
     weighted 1), and any other iteration as above (module docstring, "Floors").
     """
     check_settings(iterations, lr, lr_end, ("report_every", report_every), keep, gradient)
+    limits = {spec: floor for spec, floor, _ in floors}
     inputs = tree_inputs(actor, tree)  # after the checks: at 4 players it takes seconds
     rng = np.random.default_rng(seed)
 
@@ -259,7 +260,8 @@ def descend(
         probs = branch_probabilities(actor, inputs)
         if floors:
             fixed = [p.detach().double().numpy() for p in probs]
-            short = [(s, 1.0, b) for s, floor, b in floors if value_against(tree, fixed, b) < floor]
+            low = under(play_values(tree, fixed, floors), limits)
+            short = [(s, 1.0, b) for s, _, b in floors if s in low]
             if short:
                 return play_loss(tree, probs, short)
         total = term(tree, probs, against)
@@ -280,7 +282,7 @@ def descend(
         loss,
         on_report,
         keep=keep,
-        floors={spec: floor for spec, floor, _ in floors},
+        floors=limits,
     )
 
 
@@ -400,6 +402,12 @@ def lowest(reports: list[DescentReport]) -> DescentReport:
     return min(reports, key=lambda r: (r.nash_conv, r.iteration))
 
 
+def under(values: Mapping[str, float], floors: Mapping[str, float]) -> list[str]:
+    """The opponents of ``floors`` (spec -> markers) whose ``values`` are under their
+    floor: what a descent step climbs, and what rules a measurement out of ``kept``."""
+    return [spec for spec, floor in floors.items() if values[spec] < floor]
+
+
 def kept(
     reports: list[DescentReport],
     keep: str = "lowest",
@@ -410,7 +418,7 @@ def kept(
     (opponent spec -> markers), of all where none does."""
     if keep == "last":
         return reports[-1]
-    held = [r for r in reports if all(r.play[s] >= f for s, f in (floors or {}).items())]
+    held = [r for r in reports if not under(r.play, floors or {})]
     return lowest(held or reports)
 
 
