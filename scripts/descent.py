@@ -9,11 +9,12 @@ The config gives the table (``rules``, ``num_players``: one table) and the netwo
 with ``start: trained`` (below). A ``descent:`` section in it (``iterations``, ``lr``,
 ``lr_end``, ``report_every``, ``other_states``, ``whole_game``, ``round_weight``, and
 the settings without flags: ``later_rounds``, ``against``, ``against_weight``,
-``keep``, ``gradient``, ``floors``) sets what the flags do not (``scripts/zoo.py``
-trains a table whose config has one this way). A ``then:`` mapping in that section (the
-same keys; the flags set only the first stage) is a second stage, started from the
-weights the first one kept, and a ``then:`` in that one a third, and so on:
-``configs/descent/revised_2p.yaml`` descends on the first round, then on the whole game.
+``keep``, ``gradient``, ``floors``, ``table``, ``fit_epochs``, ``fit_lr``) sets what
+the flags do not (``scripts/zoo.py`` trains a table whose config has one this way). A
+``then:`` mapping in that section (the same keys; the flags set only the first stage) is
+a second stage, started from the weights the first one kept, and a ``then:`` in that
+one a third, and so on: ``configs/descent/revised_2p.yaml`` descends on the first round,
+then on the whole game.
 
 Where the descent starts: random weights (``start: random``, the default), a policy
 (``--init``), or ``start: trained``: the config is first trained as it stands, without
@@ -30,7 +31,8 @@ folder):
   sample``); ``ppo:OUT`` plays them in tournaments, the gauntlet and the analysis;
 - ``descent.csv``: ``iteration,nash_conv,seconds,measure`` at every measurement, the
   iterations and seconds counted from the first stage's start, ``measure`` ``round``
-  (one round) or ``game`` (the whole game, with ``--whole-game``); then, for each
+  (one round), ``game`` (the whole game, with ``--whole-game``) or ``table`` (a
+  ``table: true`` stage's table); then, for each
   opponent of the play term or of a floor (``against``, ``floors``, below),
   ``markers_vs_<spec>``: the policy's expected markers in the first round against
   ``n - 1`` copies of it, at the same measurement (empty in a stage without that
@@ -58,7 +60,14 @@ more seats (at four it did not); the zoo's revised 3p policy was trained with it
 (:mod:`grove_env.training.descent`). ``floors: {spec: markers}`` holds the policy's
 first-round markers against ``n - 1`` copies of each opponent at or above its floor:
 an iteration under a floor steps on those opponents' play term alone, any other on
-the usual loss (:mod:`grove_env.training.descent`, "Floors").
+the usual loss (:mod:`grove_env.training.descent`, "Floors"). ``table: true`` descends
+a table instead of the network (free logits at every information set of the first
+round, started from the network's move probabilities; the stage's settings apply to
+it), then fits the network to the table it kept: ``fit_epochs`` passes (16) of minibatch
+Adam at ``fit_lr`` (0.001), weighted by the reach of each information set under the
+table and under the stage's opponents (:mod:`grove_env.training.descent_fit`). Its
+measurements are the table's (``measure`` ``table``), then one of the fitted network
+(``round``); a ``then:`` stage goes on from the fitted network.
 With ``--whole-game`` (two players) it descends on the game itself, stage by stage
 (:mod:`grove_env.training.descent_game`), and ``--round-weight W`` adds the first round's
 own loss (its markers) times ``W``; ``--init POLICY`` starts from a policy of the same
@@ -83,10 +92,13 @@ import torch
 import yaml
 
 from grove_env.agents.base import make_agent, table_refusal
+from grove_env.agents.learned.actor import Actor
 from grove_env.agents.learned.policy_files import BEST_POLICY, ModelFileError
 from grove_env.agents.learned.ppo import load_actor
 from grove_env.agents.learned.safe_policy import save_policy
+from grove_env.analysis.best_response import exploitability_of
 from grove_env.analysis.measure import round_tree
+from grove_env.analysis.round_tree import RoundTree
 from grove_env.messages import one_line
 from grove_env.rules import get_rules
 from grove_env.training import checkpoint
@@ -95,13 +107,20 @@ from grove_env.training.config import ConfigError, config_from_dict, dump_config
 from grove_env.training.config_errors import KINDS, shown
 from grove_env.training.descent import (
     DescentReport,
+    Inputs,
+    Opponents,
+    Table,
+    branch_probabilities,
     check_settings,
     descend,
     floors_on,
     kept,
     opponents_on,
     other_states,
+    play_values,
+    tree_inputs,
 )
+from grove_env.training.descent_fit import fit, fit_weights
 from grove_env.training.descent_game import descend_game
 from grove_env.training.evaluate import final_nash_conv
 from grove_env.training.run_dir import nash_conv_line
@@ -121,7 +140,11 @@ DEFAULTS: dict[str, Any] = {
     "keep": "lowest",
     "gradient": "nashconv",
     "floors": {},
+    "table": False,
+    "fit_epochs": 16,
+    "fit_lr": 0.001,
 }
+FITTING = ("fit_epochs", "fit_lr")
 STARTS = ("random", "trained")
 
 
@@ -153,6 +176,12 @@ def descent_settings(
         raise ConfigError("round_weight is for a whole_game stage")
     if out["later_rounds"] < 0 or (out["later_rounds"] and not out["other_states"]):
         raise ConfigError("later_rounds is a count >= 0 for an other_states stage")
+    if out["table"] and (out["whole_game"] or out["other_states"]):
+        raise ConfigError("a table stage descends the first round: no whole_game or other_states")
+    if not out["table"] and set(FITTING) & set(section):
+        raise ConfigError("fit_epochs and fit_lr are for a table stage (table: true)")
+    if out["fit_epochs"] < 1 or not 0 < out["fit_lr"] < math.inf:
+        raise ConfigError("need fit_epochs >= 1 and fit_lr > 0")
     check_against(out)
     if args is not None:
         out["start"] = section.get("start", "random")
@@ -319,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     built_for: tuple[int, dict[str, Any]] | None = None  # what ``also`` holds
     done = kept_at = 0
     for stage in stages:
-        measured_on = "game" if stage["whole_game"] else "round"
+        measured_on = "game" if stage["whole_game"] else "table" if stage["table"] else "round"
 
         def report(r: DescentReport, done: int = done, measured_on: str = measured_on) -> None:
             seconds = time.perf_counter() - began
@@ -360,8 +389,12 @@ def main(argv: list[str] | None = None) -> int:
                 round_weight=stage["round_weight"],
             )
         else:
+            against = opponents_on(tree, stage["against"]) if stage["against"] else []
+            floors = floors_on(tree, stage["floors"]) if stage["floors"] else []
+            inputs = tree_inputs(actor, tree) if stage["table"] else []
+            policy = table_of(actor, inputs) if stage["table"] else actor
             reports = descend(
-                actor,
+                policy,
                 tree,
                 stage["iterations"],
                 stage["lr"],
@@ -370,12 +403,16 @@ def main(argv: list[str] | None = None) -> int:
                 on_report=report,
                 also=also if stage["other_states"] else [],
                 seed=cfg.seed,
-                against=opponents_on(tree, stage["against"]) if stage["against"] else [],
+                against=against,
                 against_weight=stage["against_weight"],
                 keep=stage["keep"],
                 gradient=stage["gradient"],
-                floors=floors_on(tree, stage["floors"]) if stage["floors"] else [],
+                floors=floors,
             )
+            if isinstance(policy, Table):
+                opponents = [*against, *floors]
+                fitted = fit_to_table(actor, inputs, tree, policy, stage, opponents, cfg.seed)
+                report(fitted, done=done, measured_on="round")
         kept_at = done + kept(reports, stage["keep"], stage["floors"]).iteration
         done += stage["iterations"]
     log.close()
@@ -398,6 +435,42 @@ def main(argv: list[str] | None = None) -> int:
     (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
     print(f"kept iteration {kept_at}; " + nash_conv_line(measured), flush=True)
     return 0
+
+
+def table_of(actor: Actor, inputs: Inputs) -> Table:
+    """A table at ``actor``'s branch probabilities on the tree of ``inputs``."""
+    with torch.no_grad():
+        return Table(branch_probabilities(actor, inputs))
+
+
+def fit_to_table(
+    actor: Actor,
+    inputs: Inputs,
+    tree: RoundTree,
+    table: Table,
+    stage: dict[str, Any],
+    opponents: Opponents,
+    seed: int,
+) -> DescentReport:
+    """After a ``table: true`` stage: fit ``actor`` to the ``table`` it kept
+    (:mod:`grove_env.training.descent_fit`), weighted by reach under the table and under
+    each of the stage's ``opponents``, its minibatches drawn from ``seed``; the fitted
+    network's measurement at the stage's last iteration."""
+    target = table.fixed()
+    weights = fit_weights(tree, [target, *(b for _, _, b in opponents)])
+    began = time.perf_counter()
+    epochs, lr = stage["fit_epochs"], stage["fit_lr"]
+    losses = fit(actor, inputs, target, weights, epochs, lr, seed=seed)
+    print(
+        f"fitted the network to the table kept: KL {losses[0]:.4f} -> {losses[-1]:.4f} "
+        f"({stage['fit_epochs']} epochs, {time.perf_counter() - began:.0f} s)",
+        flush=True,
+    )
+    with torch.no_grad():
+        probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
+    nash_conv = exploitability_of(tree, probs).nash_conv
+    play = play_values(tree, probs, opponents)
+    return DescentReport(stage["iterations"], nash_conv, time.perf_counter() - began, play)
 
 
 def start_from(actor: torch.nn.Module, policy: str, cfg: Any) -> int:

@@ -16,6 +16,7 @@ import pytest
 import torch
 import yaml
 from command_lines import load_script
+from descents import CONFIG, ROOT, fresh_actor
 
 from grove_env.analysis import nash_conv
 from grove_env.analysis.best_response import (
@@ -30,9 +31,7 @@ from grove_env.analysis.policies import branch_probabilities as policy_branches
 from grove_env.analysis.policies import policy_of
 from grove_env.analysis.whole_game import public_states
 from grove_env.rules import get_rules
-from grove_env.training import checkpoint
-from grove_env.training.batched.model import ActorCritic
-from grove_env.training.config import config_from_dict, load_config, read_yaml
+from grove_env.training.config import config_from_dict, read_yaml
 from grove_env.training.descent import (
     GRADIENTS,
     DescentReport,
@@ -51,9 +50,6 @@ from grove_env.training.descent import (
 )
 from grove_env.training.descent_game import descend_game
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "configs" / "revised_2p.yaml"
-
 
 @pytest.fixture(scope="module")
 def tree():
@@ -62,12 +58,6 @@ def tree():
 
 def heuristic_probs(tree) -> list[np.ndarray]:
     return policy_branches(tree, [policy_of("heuristic")] * 2)
-
-
-def fresh_actor(seed: int = 0):
-    torch.manual_seed(seed)
-    cfg = load_config(CONFIG).model_copy(update={"play": "sample"})
-    return ActorCritic(checkpoint.policy_card(cfg, 0)).actor
 
 
 def test_the_best_response_profile_reaches_the_best_response_value(tree) -> None:
@@ -375,6 +365,14 @@ def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
         ("{floors: {nobody: 0.1}}", "floors 'nobody'"),
         ("{floors: {human: 0.1}}", "cannot be asked"),
         ("{floors: [greedy]}", "floors must be"),
+        ("{table: true, whole_game: true}", "a table stage descends the first round"),
+        ("{table: true, other_states: true}", "a table stage descends the first round"),
+        ("{table: 1}", "table must be true or false"),
+        ("{fit_epochs: 4}", "for a table stage"),
+        ("{fit_lr: 0.01}", "for a table stage"),
+        ("{table: true, fit_epochs: 0}", "fit_epochs >= 1"),
+        ("{table: true, fit_lr: 0.0}", "fit_lr > 0"),
+        ("{table: true, fit_lr: .nan}", "fit_lr > 0"),
     ]:
         section = yaml.safe_load(bad)
         with pytest.raises(Exception, match=says) as caught:

@@ -62,12 +62,21 @@ floors of this kind: at classic 4 players, from a policy at NashConv 0.255 that 
 +0.061 markers a round from 3 ``contrarian``, 30 steps at lr 0.002 with the floor
 +0.045 against them lowered NashConv to 0.182, and 40 more to 0.131, while the markers
 against the styles without a floor fell (``docs/notes/measurements.md``).
+
+**A table** (:class:`Table`). :func:`descend` also descends a tabular policy of the
+round tree: free logits at every information set, started from a network's branch
+probabilities, each a parameter of its own. It has none of the network's limits: at
+classic 4 players with four floors the network's descent stalled near NashConv 0.20,
+where a table started from it reached 0.06 with every floor held. A table covers one
+round and plays nothing; :mod:`grove_env.training.descent_fit` fits the network to it
+(``table: true`` in a ``descent:`` section of ``scripts/descent.py``).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -123,6 +132,37 @@ Measured = tuple[float, dict[str, float]]
 Floors = Sequence[tuple[str, float, list[np.ndarray]]]
 """Per opponent: its spec, the floor of the policy's expected first-round markers
 against ``n - 1`` copies of it, and its branch probabilities on one round tree."""
+
+
+class Table(torch.nn.Module):
+    """A tabular policy of one round tree: free logits at every information set, one
+    ``[infosets, 3]`` parameter per depth, started from branch probabilities ``start``
+    (:func:`branch_probabilities`' layout). :func:`descend` descends it as it descends a
+    network, without the network's limits (module docstring, "A table")."""
+
+    def __init__(self, start: Sequence[np.ndarray | torch.Tensor]) -> None:
+        super().__init__()
+        self.logits = torch.nn.ParameterList(
+            torch.nn.Parameter(torch.as_tensor(p, dtype=torch.float32).clamp_min(1e-9).log())
+            for p in start
+        )
+
+    def probabilities(self) -> list[torch.Tensor]:
+        """Per depth, ``[infosets, 3]``: the table's branch probabilities, with gradients."""
+        return [torch.softmax(z, dim=1) for z in self.logits]
+
+    def fixed(self) -> list[np.ndarray]:
+        """The branch probabilities as the analysis takes them (float64, no gradients)."""
+        with torch.no_grad():
+            return [p.double().numpy() for p in self.probabilities()]
+
+
+def trained_parameters(policy: Actor | Table) -> list[torch.nn.Parameter]:
+    """What a descent steps: an actor's body and head (its input features are fixed),
+    a table's logits."""
+    if isinstance(policy, Table):
+        return list(policy.parameters())
+    return [p for m in (policy.body, policy.head) for p in m.parameters()]
 
 
 def opponents_on(tree: RoundTree, against: dict[str, float]) -> Opponents:
@@ -207,7 +247,7 @@ def descent_loss(
 
 
 def descend(
-    actor: Actor,
+    actor: Actor | Table,
     tree: RoundTree,
     iterations: int,
     lr: float,
@@ -241,12 +281,19 @@ def descend(
     """
     check_settings(iterations, lr, lr_end, ("report_every", report_every), keep, gradient)
     limits = {spec: floor for spec, floor, _ in floors}
-    inputs = tree_inputs(actor, tree)  # after the checks: at 4 players it takes seconds
+    if isinstance(actor, Table):
+        if also:
+            raise ValueError("a table holds one round tree: it descends without other rounds")
+        probabilities = actor.probabilities
+    else:
+        inputs = tree_inputs(actor, tree)  # after the checks: at 4 players it takes seconds
+        probabilities = functools.partial(branch_probabilities, actor, inputs)
+        on_later = functools.partial(branch_probabilities, actor)
     rng = np.random.default_rng(seed)
 
     def measure() -> Measured:
         with torch.no_grad():
-            probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
+            probs = [p.double().numpy() for p in probabilities()]
         play = play_values(tree, probs, [*against, *floors])
         return exploitability_of(tree, probs).nash_conv, play
 
@@ -257,7 +304,7 @@ def descend(
         return total
 
     def loss() -> torch.Tensor:
-        probs = branch_probabilities(actor, inputs)
+        probs = probabilities()
         if floors:
             fixed = [p.detach().double().numpy() for p in probs]
             low = under(play_values(tree, fixed, floors), limits)
@@ -267,9 +314,7 @@ def descend(
         total = term(tree, probs, against)
         if also:
             other = also[int(rng.integers(len(also)))]
-            total = total + term(
-                other.tree, branch_probabilities(actor, other.inputs), other.against
-            )
+            total = total + term(other.tree, on_later(other.inputs), other.against)
         return total
 
     return run_descent(
@@ -311,7 +356,7 @@ def check_settings(
 
 
 def run_descent(
-    actor: Actor,
+    actor: Actor | Table,
     iterations: int,
     lr: float,
     lr_end: float,
@@ -324,13 +369,13 @@ def run_descent(
 ) -> list[DescentReport]:
     """The loop of every descent: ``measure()`` (a NashConv and the play values) at
     iteration 0, every ``every`` iterations (named, for the error) and at the end,
-    keeping the weights that :func:`kept` picks with ``keep`` and ``floors``; between, one Adam
-    step on ``loss()`` over the actor's body and head, the step size linear from ``lr``
-    to ``lr * lr_end``.
+    keeping the weights that :func:`kept` picks with ``keep`` and ``floors``; between,
+    one Adam step on ``loss()`` over the policy's :func:`trained_parameters`, the step
+    size linear from ``lr`` to ``lr * lr_end``.
     Leaves ``actor`` with the kept weights; returns the measurements."""
     check_settings(iterations, lr, lr_end, every, keep)
     period = every[1]
-    params = [p for m in (actor.body, actor.head) for p in m.parameters()]
+    params = trained_parameters(actor)
     optimizer = torch.optim.Adam(params, lr=lr)
     began = time.perf_counter()
     reports: list[DescentReport] = []
@@ -427,6 +472,7 @@ __all__ = [
     "DescentReport",
     "Floors",
     "Later",
+    "Table",
     "descend",
     "descent_loss",
     "floors_on",
