@@ -29,7 +29,7 @@ import torch
 from grove_env.agents.learned.actor import Actor
 from grove_env.analysis.best_response import others_reach
 from grove_env.analysis.round_tree import RoundTree
-from grove_env.training.descent import Inputs, branch_probabilities
+from grove_env.training.descent import Inputs, branch_probabilities, trained_parameters
 
 REACH_SHARE = 0.8
 """The part of each depth's weight given by reach (module docstring); the rest is uniform."""
@@ -105,8 +105,7 @@ def fit(
         with torch.no_grad():
             return float(sum(loss_on(i) for i in torch.arange(len(rows)).split(65536)))
 
-    params = [p for m in (actor.body, actor.head) for p in m.parameters()]
-    optimizer = torch.optim.Adam(params, lr=lr)
+    optimizer = torch.optim.Adam(trained_parameters(actor), lr=lr)
     order = torch.Generator().manual_seed(seed)
     scale = len(rows) / batch_size  # a batch's loss estimates the whole sum
     steps = epochs * -(-len(rows) // batch_size)
