@@ -96,7 +96,6 @@ from grove_env.agents.learned.actor import Actor
 from grove_env.agents.learned.policy_files import BEST_POLICY, ModelFileError
 from grove_env.agents.learned.ppo import load_actor
 from grove_env.agents.learned.safe_policy import save_policy
-from grove_env.analysis.best_response import exploitability_of
 from grove_env.analysis.measure import round_tree
 from grove_env.analysis.round_tree import RoundTree
 from grove_env.messages import one_line
@@ -115,9 +114,9 @@ from grove_env.training.descent import (
     descend,
     floors_on,
     kept,
+    measured,
     opponents_on,
     other_states,
-    play_values,
     tree_inputs,
 )
 from grove_env.training.descent_fit import fit, fit_weights
@@ -467,9 +466,7 @@ def fit_to_table(
         flush=True,
     )
     with torch.no_grad():
-        probs = [p.double().numpy() for p in branch_probabilities(actor, inputs)]
-    nash_conv = exploitability_of(tree, probs).nash_conv
-    play = play_values(tree, probs, opponents)
+        nash_conv, play = measured(tree, branch_probabilities(actor, inputs), opponents)
     return DescentReport(stage["iterations"], nash_conv, time.perf_counter() - began, play)
 
 

@@ -185,6 +185,14 @@ def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) 
     return {spec: value_against(tree, probs, b) for spec, _, b in opponents}
 
 
+def measured(tree: RoundTree, probs: Sequence[torch.Tensor], opponents: Opponents) -> Measured:
+    """The one-round NashConv of ``probs`` (move probabilities per depth of ``tree``)
+    and its :func:`play_values` against ``opponents``: what a descent reports."""
+    with torch.no_grad():
+        fixed = [p.double().numpy() for p in probs]
+    return exploitability_of(tree, fixed).nash_conv, play_values(tree, fixed, opponents)
+
+
 def play_loss(tree: RoundTree, probs: list[torch.Tensor], opponents: Opponents) -> torch.Tensor:
     """Minus the weighted sum over opponents and seats of the seat's value against
     ``n - 1`` copies of the opponent (module docstring), as a loss whose gradient is
@@ -293,9 +301,7 @@ def descend(
 
     def measure() -> Measured:
         with torch.no_grad():
-            probs = [p.double().numpy() for p in probabilities()]
-        play = play_values(tree, probs, [*against, *floors])
-        return exploitability_of(tree, probs).nash_conv, play
+            return measured(tree, probabilities(), [*against, *floors])
 
     def term(on: RoundTree, probs: list[torch.Tensor], opponents: Opponents) -> torch.Tensor:
         total = descent_loss(on, probs, gradient)
@@ -478,6 +484,7 @@ __all__ = [
     "floors_on",
     "kept",
     "lowest",
+    "measured",
     "opponents_on",
     "play_loss",
     "play_values",
