@@ -134,6 +134,11 @@ Floors = Sequence[tuple[str, float, list[np.ndarray]]]
 against ``n - 1`` copies of it, and its branch probabilities on one round tree."""
 
 
+def as_fixed(probs: Sequence[torch.Tensor]) -> list[np.ndarray]:
+    """Branch probabilities as the analysis takes them: float64 arrays, no gradients."""
+    return [p.detach().double().numpy() for p in probs]
+
+
 class Table(torch.nn.Module):
     """A tabular policy of one round tree: free logits at every information set, one
     ``[infosets, 3]`` parameter per depth, started from branch probabilities ``start``
@@ -154,7 +159,7 @@ class Table(torch.nn.Module):
     def fixed(self) -> list[np.ndarray]:
         """The branch probabilities as the analysis takes them (float64, no gradients)."""
         with torch.no_grad():
-            return [p.double().numpy() for p in self.probabilities()]
+            return as_fixed(self.probabilities())
 
 
 def trained_parameters(policy: Actor | Table) -> list[torch.nn.Parameter]:
@@ -188,8 +193,7 @@ def play_values(tree: RoundTree, probs: list[np.ndarray], opponents: Opponents) 
 def measured(tree: RoundTree, probs: Sequence[torch.Tensor], opponents: Opponents) -> Measured:
     """The one-round NashConv of ``probs`` (move probabilities per depth of ``tree``)
     and its :func:`play_values` against ``opponents``: what a descent reports."""
-    with torch.no_grad():
-        fixed = [p.double().numpy() for p in probs]
+    fixed = as_fixed(probs)
     return exploitability_of(tree, fixed).nash_conv, play_values(tree, fixed, opponents)
 
 
@@ -197,7 +201,7 @@ def play_loss(tree: RoundTree, probs: list[torch.Tensor], opponents: Opponents) 
     """Minus the weighted sum over opponents and seats of the seat's value against
     ``n - 1`` copies of the opponent (module docstring), as a loss whose gradient is
     the seat's counterfactual values there."""
-    fixed = [p.detach().double().numpy() for p in probs]
+    fixed = as_fixed(probs)
     loss = torch.zeros(())
     for _, weight, branches in opponents:
         for j in range(tree.num_players):
@@ -239,7 +243,7 @@ def descent_loss(
     responder ``s``: ``nashconv``, the payoff of every seat but ``s``; ``own``, ``j``'s."""
     check_gradient(gradient)
     n = tree.num_players
-    fixed = [p.detach().double().numpy() for p in probs]
+    fixed = as_fixed(probs)
     loss = torch.zeros(())
     for s in range(n):
         _, profile = best_response(tree, fixed, s)
@@ -312,8 +316,7 @@ def descend(
     def loss() -> torch.Tensor:
         probs = probabilities()
         if floors:
-            fixed = [p.detach().double().numpy() for p in probs]
-            low = under(play_values(tree, fixed, floors), limits)
+            low = under(play_values(tree, as_fixed(probs), floors), limits)
             short = [(s, 1.0, b) for s, _, b in floors if s in low]
             if short:
                 return play_loss(tree, probs, short)
@@ -479,6 +482,7 @@ __all__ = [
     "Floors",
     "Later",
     "Table",
+    "as_fixed",
     "descend",
     "descent_loss",
     "floors_on",

@@ -37,6 +37,7 @@ from .descent import (
     DescentReport,
     Inputs,
     Measured,
+    as_fixed,
     branch_probabilities,
     check_settings,
     descent_loss,
@@ -85,7 +86,7 @@ def descend_game(
     def strategy(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
         stages[(counts, r)] = stage
         with torch.no_grad():
-            return [p.double().numpy() for p in branch_probabilities(actor, inputs[(counts, r)])]
+            return as_fixed(branch_probabilities(actor, inputs[(counts, r)]))
 
     def measure() -> Measured:  # refreshes the stages too; no play term here
         return whole_game_nash_conv(states, trees, strategy).nash_conv, {}
