@@ -7,7 +7,8 @@
 Each method is a config (``name=path``). For every table, method and seed the script
 runs ``train.py`` on the config with the table's rules and players, the seed, the
 budget (``total_timesteps``) and ``exploit_every``, without the final gauntlet, and
-reads the exact NashConv the run measured (``metrics.csv``, :mod:`grove_env.training.exploit`):
+reads the exact NashConv the run measured (``metrics.csv``,
+:mod:`grove_env.training.measure.exploit`):
 the whole game at 2 players (outcome), one round from the start of a game at 3 and 4
 (markers). Everything else (imitation, opponents, entropy, magnet) is the config's, so
 two configs that differ only in their loss compare that loss.
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 from grove_env.agents.learned.policy_files import ModelFileError, parse_zoo_table
-from grove_env.training.exploit import GAME, ROUND
+from grove_env.training.measure.exploit import GAME, ROUND
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -29,7 +29,7 @@ import torch
 
 from grove_env.agents.learned.safe_policy import PolicyCard
 from grove_env.training.batched.loss import LossWeights, Minibatch, gae, ppo_loss
-from grove_env.training.batched.model import ActorCritic
+from grove_env.training.run.network import ActorCritic
 
 try:
     from tensordict import TensorDict

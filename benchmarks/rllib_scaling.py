@@ -26,11 +26,11 @@ import time
 import ray
 from sb3_contrib import MaskablePPO
 
-from grove_env.training.builders import policy_kwargs
 from grove_env.training.config import TrainConfig, config_from_dict
-from grove_env.training.opponents import Opponents
-from grove_env.training.rllib_backend import rllib_config, start_ray
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.rllib.backend import rllib_config, start_ray
+from grove_env.training.sb3.builders import policy_kwargs
+from grove_env.training.sb3.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.selfplay.opponents import Opponents
 
 
 def config(runners: int, envs: int, batch: int, heuristic: float) -> TrainConfig:

@@ -55,8 +55,9 @@ import torch
 
 from grove_env.agents.learned.actor import Actor
 from grove_env.training.batched.trainer import BatchedTrainer
-from grove_env.training.builders import DeviceError, build_env, build_model, resolve_device
 from grove_env.training.config import TrainConfig, load_config
+from grove_env.training.run.device import DeviceError, resolve_device
+from grove_env.training.sb3.builders import build_env, build_model
 
 SETTINGS = ("self_play", "default_mix")
 

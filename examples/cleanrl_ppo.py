@@ -22,7 +22,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-import grove_env.training.selfplay_env  # noqa: F401 - registers grove_env/SelfPlay-v0
+import grove_env.training.selfplay.gym_env  # noqa: F401 - registers grove_env/SelfPlay-v0
 
 MASKED = -1e8
 

@@ -5,7 +5,7 @@
 
 RLlib's :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv` turns
 ``grove_v1`` into a multi-agent env; every seat maps to one policy, ``shared``, whose
-module (:class:`grove_env.training.rllib_module.MaskedActorCritic`) reads the
+module (:class:`grove_env.training.rllib.module.MaskedActorCritic`) reads the
 observation dict as ``grove_v1`` gives it and masks illegal moves. Two RLlib settings
 matter here: ``disable_env_checking=True`` (RLlib's pre-check steps an unmasked random
 action, which the game refuses), and ``episodes_to_numpy=False`` (left True, sampling
@@ -29,7 +29,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 from grove_env import grove_v1
-from grove_env.training.rllib_module import MaskedActorCritic
+from grove_env.training.rllib.module import MaskedActorCritic
 
 
 def make_env(config: dict) -> PettingZooEnv:

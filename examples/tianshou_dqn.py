@@ -8,7 +8,7 @@ Tianshou's :class:`~tianshou.env.PettingZooEnv` turns ``grove_v1`` into one stre
 picks an illegal move. The same :class:`~tianshou.algorithm.DQN` is handed to every
 seat, so the seats share one network. As in Tianshou's own tic-tac-toe example, the
 next observation of a stored transition is the next player's: fine for a demo, but
-for self-play credit done right see :mod:`grove_env.training.vec_env`.
+for self-play credit done right see :mod:`grove_env.training.sb3.vec_env`.
 
 Each epoch collects games with epsilon-greedy exploration and updates the network;
 the script then plays ``--eval-episodes`` games greedily and prints the mean return

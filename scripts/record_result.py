@@ -41,9 +41,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from grove_env.versions import versions
 
 KINDS = ("gauntlet", "nashconv", "training", "benchmark")
 """What the pages know how to show; any other kind is shown as a table of its figures."""
@@ -67,16 +68,6 @@ def machine() -> dict[str, Any]:
         "system": platform.system(),
         "python": platform.python_version(),
     }
-
-
-def versions() -> dict[str, str]:
-    found = {}
-    for name in VERSIONS:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return found
 
 
 def read_run(run_dir: Path) -> dict[str, Any]:
@@ -120,7 +111,7 @@ def record(kind: str, command: list[str]) -> dict[str, Any]:
         "date": start_date.isoformat(timespec="seconds"),
         "seconds": round(time.perf_counter() - start, 1),
         "machine": {**machine(), "load_average": [load_start, os.getloadavg()[0]]},
-        "versions": versions(),
+        "versions": versions(VERSIONS, skip_missing=True),
         "result": result,
     }
 

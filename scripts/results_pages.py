@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from grove_env.agents.learned.policy_files import ZOO_CARD, zoo_dir, zoo_tables
-from grove_env.training.run_dir import nash_conv_line
+from grove_env.training.run.directory import nash_conv_line
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "results" / "data"

@@ -5,11 +5,11 @@
 
 For each table ``<rules>-<n>p``:
 
-1. ``train.py --config CONFIGS/<rules>_<n>p.yaml --set run_dir=WORK/<rules>_<n>p``: any
-   backend or method the config names; or, for a config with a ``descent:`` section,
-   ``scripts/descent.py --config ... --out WORK/<rules>_<n>p`` (exploitability descent on
-   the round tree). This script only reads the run's ``best_policy.json``/``.pt``, the
-   layout of :mod:`grove_env.agents.learned.policy_files`, and its ``config.yaml``;
+1. the config ``CONFIGS/<rules>_<n>p.yaml`` is trained in this process by the front door
+   (:func:`grove_env.training.front.train`, what ``train.py`` runs) into
+   ``WORK/<rules>_<n>p``: any backend or method the config names, exploitability descent
+   for a config with a ``descent:`` section. This script only reads the run's
+   ``best_policy.json``/``.pt``, the layout of :mod:`grove_env.agents.learned.policy_files`;
 2. the best policy is copied to ``OUT/<rules>_<n>p/policy.json``/``.pt`` (safe format);
 3. its exact NashConv (:func:`grove_env.analysis.nash_conv`): one round from the start
    of a game (markers), and at two players the whole game (outcome);
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -41,7 +40,6 @@ from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.cli.command_line import (
     CommandError,
     Parser,
-    one_line,
     run_command,
     usage_error,
 )
@@ -56,8 +54,9 @@ from grove_env.agents.learned.policy_files import (
     zoo_tables,
 )
 from grove_env.agents.learned.ppo import PPOAgent, load_actor, plays_greedy, resolve
-from grove_env.training.config import ConfigError, read_yaml
-from grove_env.training.evaluate import final_nash_conv
+from grove_env.training import front
+from grove_env.training.config import ConfigError, TrainConfig, load_config
+from grove_env.training.measure.evaluate import final_nash_conv
 
 PROG = "scripts/zoo.py"
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +71,7 @@ def parser() -> Parser:
     p.add_argument("--games", type=int, default=2000, help="gauntlet games per opponent")
     p.add_argument("--workers", type=int, default=2, help="gauntlet worker processes")
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="passed to train.py"
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a config override"
     )
     return p
 
@@ -83,9 +82,9 @@ class TablePlan:
 
     table: str
     run_dir: Path
-    config: Path
-    command: list[str]
-    """The training script and its arguments (run with this interpreter from ``ROOT``)."""
+    path: Path
+    config: TrainConfig
+    """The table's config, its overrides and its run directory applied."""
     shown: str
     """What the card tells a reader to run: the config as named here, no run directory."""
 
@@ -118,31 +117,22 @@ def shown_path(config: Path) -> str:
 
 
 def table_plan(table: str, config: Path, run_dir: Path, overrides: Sequence[str]) -> TablePlan:
-    """``train.py`` on ``config`` into ``run_dir``, or ``scripts/descent.py`` where the
-    config has a ``descent:`` section (which takes no ``--set``)."""
+    """The table's config, read and checked, with ``overrides`` and ``run_dir`` applied."""
     try:
-        data = read_yaml(config)
+        cfg = load_config(config, [*overrides, f"run_dir={run_dir}"])
     except ConfigError as e:
-        raise CommandError(str(e)) from None
-    named = shown_path(config)
-    if "descent" not in data:
-        sets = [word for item in overrides for word in ("--set", item)]
-        command = ["train.py", "--config", str(config), "--set", f"run_dir={run_dir}", *sets]
-        shown = ["python", "train.py", "--config", named, *sets]
-    else:
-        if overrides:
-            raise CommandError(f"--set does not apply to {str(config)!r} (exploitability descent)")
-        command = ["scripts/descent.py", "--config", str(config), "--out", str(run_dir)]
-        shown = ["python", "scripts/descent.py", "--config", named, "--out", "OUT"]
-    return TablePlan(table, run_dir, config, command, " ".join(shown))
+        raise CommandError(f"{str(config)!r}: {e}") from None
+    sets = [word for item in overrides for word in ("--set", item)]
+    shown = ["python", "train.py", "--config", shown_path(config), *sets]
+    return TablePlan(table, run_dir, config, cfg, " ".join(shown))
 
 
-def train(command: list[str]) -> float:
-    """Run a training ``command`` (:func:`training_command`); its seconds."""
+def train(plan: TablePlan) -> float:
+    """Train the table's config through the front door; its seconds."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise CommandError(f"{' '.join(command)} failed: {one_line(done.stderr[-400:])}")
+    code = front.train(plan.config)
+    if code != 0:
+        raise CommandError(f"training {plan.table} ({plan.shown}) ended with exit code {code}")
     return time.perf_counter() - start
 
 
@@ -175,7 +165,7 @@ def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[
 def build(plan: TablePlan, args: Any) -> dict[str, Any]:
     table, run_dir = plan.table, plan.run_dir
     rules, n = parse_zoo_table(table)
-    seconds = train(plan.command)
+    seconds = train(plan)
     out = zoo_dir(table, Path(args.out) if args.out else None)
     policy = install(run_dir, out)
     figures = measure(policy, rules, n, args.games, args.workers)
@@ -186,7 +176,7 @@ def build(plan: TablePlan, args: Any) -> dict[str, Any]:
         "table": table,
         "spec": f"zoo:{table}",
         "config": {
-            "file": shown_path(plan.config),
+            "file": shown_path(plan.path),
             "as_used": used,
         },
         "steps": figures["steps"],

@@ -7,9 +7,9 @@ from pathlib import Path
 import torch
 
 from grove_env.agents.learned.actor import Actor
-from grove_env.training import checkpoint
-from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import load_config
+from grove_env.training.run import checkpoint
+from grove_env.training.run.network import ActorCritic
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "revised_2p.yaml"

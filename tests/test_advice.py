@@ -23,11 +23,11 @@ from grove_env.agents.heuristic.search import (
 )
 from grove_env.agents.learned.policy_net import InputFeatures, build_actor, input_size, reads
 from grove_env.observation import OBS_SIZE, OFF_PHASE
-from grove_env.training.builders import build_env, build_model
 from grove_env.training.config import config_from_dict
-from grove_env.training.features import GroveFeatures
-from grove_env.training.opponents import Opponents
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.sb3.builders import build_env, build_model
+from grove_env.training.sb3.features import GroveFeatures
+from grove_env.training.sb3.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.selfplay.opponents import Opponents
 
 torch.set_num_threads(1)
 MIXTURE, RANDOM = MODELS.index("mixture"), MODELS.index("random")

@@ -32,11 +32,11 @@ from training_runs import (
 from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
 from grove_env.agents.learned.policy_files import latest_checkpoint
-from grove_env.training import checkpoint
-from grove_env.training.batched.model import MODEL_FILE, read_model
 from grove_env.training.batched.trainer import BatchedTrainer
 from grove_env.training.config import load_config
-from grove_env.training.exploit import ROUND
+from grove_env.training.measure.exploit import ROUND
+from grove_env.training.run import checkpoint
+from grove_env.training.run.network import MODEL_FILE, read_model
 
 pytestmark = pytest.mark.slow  # training runs of the batched backend
 

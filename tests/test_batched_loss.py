@@ -2,7 +2,7 @@
 
 GAE against a loop over one game and one step at a time; each term of the loss against
 its formula over the legal moves; the shared trunk's shapes; and the NashConv that
-training measures (:mod:`grove_env.training.exploit`) against the uniform policy's known
+training measures (:mod:`grove_env.training.measure.exploit`) against the uniform policy's known
 values.
 """
 
@@ -16,7 +16,6 @@ import pytest
 import torch
 
 from grove_env.agents.learned.actor import Actor
-from grove_env.training import checkpoint
 from grove_env.training.batched.loss import (
     LossWeights,
     Minibatch,
@@ -26,9 +25,10 @@ from grove_env.training.batched.loss import (
     scheduled,
     uniform_log_probs,
 )
-from grove_env.training.batched.model import ActorCritic
 from grove_env.training.config import config_from_dict, load_config
-from grove_env.training.exploit import GAME, ROUND, ExploitMeter, nashconv_score
+from grove_env.training.measure.exploit import GAME, ROUND, ExploitMeter, nashconv_score
+from grove_env.training.run import checkpoint
+from grove_env.training.run.network import ActorCritic
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]

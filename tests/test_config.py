@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from grove_env.rules import MAX_PLAYERS, RULE_SETS
 from grove_env.training.config import (
@@ -19,6 +20,7 @@ from grove_env.training.config import (
     dump_config,
     load_config,
 )
+from grove_env.training.config.descent import DescentSection, DescentStage
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -47,9 +49,120 @@ def test_make_train_runs_the_batched_backend_and_ends_with_its_measures() -> Non
     assert sb3.final_nashconv and sb3.final_eval_games == 2000
 
 
-def test_a_descent_config_is_refused_with_where_it_belongs() -> None:
-    with pytest.raises(ConfigError, match="is for scripts/descent.py"):
-        config_from_dict({"rules": "revised", "num_players": 2, "descent": {"iterations": 5}})
+DESCENT_TABLE = {"rules": "revised", "num_players": 2, "play": "sample"}
+"""The least a config with a ``descent:`` section says: one table of 2 players, sampling."""
+
+
+def test_a_descent_section_is_typed_and_chains_its_stages() -> None:
+    section = yaml.safe_load(
+        "{iterations: 3, start: trained, then: {iterations: 2, then: {iterations: 1, lr: 0.5}}}"
+    )
+    cfg = config_from_dict({**DESCENT_TABLE, "descent": section})
+    assert isinstance(cfg.descent, DescentSection) and cfg.descent.start == "trained"
+    stages = cfg.descent.stages()
+    assert [s.iterations for s in stages] == [3, 2, 1]
+    assert stages[2].lr == 0.5 and stages[1].lr == DescentStage.model_fields["lr"].default
+    assert all(type(s) is DescentStage for s in stages[1:])  # start: the first stage's alone
+    assert config_from_dict(DESCENT_TABLE).descent is None  # no section: PPO
+    # the section round-trips through the run directory's config.yaml as typed fields
+    assert config_from_dict(yaml.safe_load(dump_config(cfg))) == cfg
+
+
+@pytest.mark.parametrize(
+    "section,message",
+    [
+        (
+            "{iterationz: 5}",
+            "unknown key 'descent.iterationz' (did you mean 'descent.iterations'?)",
+        ),
+        (
+            "{then: {lr_ed: 0.1}}",
+            "unknown key 'descent.then.lr_ed' (did you mean 'descent.then.lr_end",
+        ),
+        ("{then: {then: {start: trained}}}", "unknown key 'descent.then.then.start'"),
+        (
+            "{then: {then: {iterations: x}}}",
+            "descent.then.then.iterations: must be an int, got 'x'",
+        ),
+        ("{iterations: -1}", "descent.iterations: must be >= 0, got -1"),
+        ("{lr: 0}", "descent.lr: must be > 0.0, got 0"),
+        ("{lr: .nan}", "descent.lr: must be a finite number, got nan"),
+        ("{lr_end: 2}", "descent.lr_end: must be <= 1.0, got 2"),
+        ("{report_every: 0}", "descent.report_every: must be >= 1, got 0"),
+        ("{keep: best}", "descent.keep: must be one of 'lowest' or 'last', got 'best'"),
+        ("{gradient: best}", "descent.gradient: must be one of 'nashconv' or 'own', got 'best'"),
+        ("{gradient: 1}", "descent.gradient: must be one of 'nashconv' or 'own', got 1"),
+        ("{start: warm}", "descent.start: must be one of 'random' or 'trained', got 'warm'"),
+        ("{start: trained, init: runs/x}", "init and start: trained both say where the descent"),
+        ("{init: 5}", "descent.init: must be a string, got 5"),
+        ("{then: 3}", "descent.then: must be a mapping, got 3"),
+        ("{table: 1}", "descent.table: must be true or false, got 1"),
+        ("{against: {greedy: 1}}", "against (spec: weight) and against_weight > 0 go together"),
+        ("{against_weight: 1.0}", "against (spec: weight) and against_weight > 0 go together"),
+        ("{against: {greedy: 0}, against_weight: 1}", "against's weights are finite and > 0"),
+        ("{against: {greedy: .nan}, against_weight: 1}", "against.greedy: must be a finite number"),
+        ("{against: {greedy: .inf}, against_weight: 1}", "against.greedy: must be a finite number"),
+        ("{against: {greedy: 1}, against_weight: .nan}", "against_weight: must be a finite number"),
+        ("{against: {greedy: 1}, against_weight: -1.0}", "descent.against_weight: must be >= 0.0"),
+        (
+            "{against: {greedy: true}, against_weight: 1}",
+            "against.greedy: must be a number, got True",
+        ),
+        ("{against: {nobody: 1}, against_weight: 1.0}", "unknown agent 'nobody'"),
+        ("{against: {human: 1}, against_weight: 1.0}", "a human cannot play"),
+        ("{later_rounds: 2}", "later_rounds is a count for an other_states stage"),
+        ("{round_weight: 0.5}", "round_weight is for a whole_game stage"),
+        ("{whole_game: true, against: {greedy: 1}, against_weight: 1}", "against is for stages on"),
+        (
+            "{whole_game: true, floors: {greedy: 0.1}}",
+            "floors is for stages on rounds, not whole_game",
+        ),
+        ("{then: {whole_game: true, other_states: true}}", "for two players, without other_states"),
+        ("{floors: {greedy: .nan}}", "descent.floors.greedy: must be a finite number, got nan"),
+        ("{floors: {greedy: -.inf}}", "descent.floors.greedy: must be a finite number, got -inf"),
+        ("{floors: {greedy: true}}", "descent.floors.greedy: must be a number, got True"),
+        ("{floors: {greedy: high}}", "descent.floors.greedy: must be a number, got 'high'"),
+        ("{floors: {nobody: 0.1}}", "unknown agent 'nobody'"),
+        ("{floors: {human: 0.1}}", "a human cannot play"),
+        ("{floors: [greedy]}", "descent.floors: must be"),
+        ("{table: true, whole_game: true}", "a table stage descends the first round"),
+        ("{table: true, other_states: true}", "a table stage descends the first round"),
+        ("{fit_epochs: 4}", "fit_epochs and fit_lr are for a table stage"),
+        ("{fit_lr: 0.01}", "fit_epochs and fit_lr are for a table stage"),
+        ("{table: true, fit_epochs: 0}", "descent.fit_epochs: must be >= 1, got 0"),
+        ("{table: true, fit_lr: 0.0}", "descent.fit_lr: must be > 0.0, got 0.0"),
+        ("{table: true, fit_lr: .nan}", "descent.fit_lr: must be a finite number, got nan"),
+        ("[1]", "descent: must be a mapping, got [1]"),
+    ],
+)
+def test_a_bad_descent_section_is_one_line(section: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        config_from_dict({**DESCENT_TABLE, "descent": yaml.safe_load(section)})
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "table,message",
+    [
+        ({"play": "greedy"}, "a descent's policy plays by sampling"),
+        ({"num_players": 5}, "a descent trains one table of 2 to 4 players"),
+        ({"tables": ["revised:2", "revised:3"]}, "a descent trains one table of 2 to 4 players"),
+        ({"num_players": 3, "descent": {"whole_game": True}}, "whole_game is for two players"),
+        (
+            {"num_players": 3, "descent": {"floors": {"cfr": 0.1}}},
+            "descent floors 'cfr': cfr: no solved",
+        ),
+    ],
+)
+def test_a_descent_section_reads_one_table_that_it_can_descend(table: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict({**DESCENT_TABLE, "descent": {}, **table})
+
+
+def test_a_then_chain_that_comes_back_is_refused_not_followed() -> None:
+    looped = yaml.safe_load("&a {iterations: 1, then: {iterations: 2, then: *a}}")
+    with pytest.raises(ConfigError, match="then: chain comes back to a stage before it"):
+        config_from_dict({**DESCENT_TABLE, "descent": looped})
 
 
 def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
@@ -61,7 +174,7 @@ def test_defaults_are_valid_and_round_trip_through_yaml(tmp_path: Path) -> None:
 
 def test_every_field_has_a_docstring() -> None:
     # pydantic reads the attribute docstrings (use_attribute_docstrings) as descriptions
-    for model in (TrainConfig, OpponentMix, RLlibSettings):
+    for model in (TrainConfig, OpponentMix, RLlibSettings, DescentStage, DescentSection):
         for name, info in model.model_fields.items():
             assert info.description, f"{model.__name__}.{name} has no docstring"
 
@@ -109,9 +222,9 @@ def test_rule_sets_and_player_counts_come_from_the_registry() -> None:
         ({"target_kl": "off"}, "target_kl: must be a number, got 'off'"),
         ({"device": "tpu"}, "device: must be one of 'cpu', 'cuda' or 'auto', got 'tpu'"),
         ({"name": ""}, "name: must be a non-empty string, got ''"),
-        ({"magnet": "uniform"}, "magnet: read by the batched backend only; set backend"),
+        ({"backend": "sb3", "magnet": "uniform"}, "magnet: read by the batched backend only"),
         ({"backend": "batched", "magnet": "uniform"}, "magnet and magnet_coef go together"),
-        ({"learn_from": "live_seats"}, "learn_from: read by the batched backend only"),
+        ({"backend": "sb3", "learn_from": "live_seats"}, "learn_from: read by the batched backend"),
         (
             {"backend": "batched", "learn_from": "all"},
             "learn_from: must be one of 'learner' or 'live_seats', got 'all'",
@@ -191,7 +304,7 @@ def test_train_py_stops_before_any_work_with_exit_code_2(tmp_path: Path) -> None
 
 def test_config_module_imports_without_torch() -> None:
     code = (
-        "import sys; import grove_env.training.config, grove_env.training.run_dir, grove_env;"
+        "import sys; import grove_env.training.config, grove_env.training.run.directory, grove_env;"
         "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules];"
         "assert not bad, bad"
     )

@@ -21,9 +21,9 @@ import torch
 from training_runs import ENV, ROOT, final_step, kill_then_resume, run_train
 
 from grove_env.agents.learned.policy_files import latest_checkpoint
-from grove_env.training import checkpoint
 from grove_env.training.config import load_config
-from grove_env.training.exploit import ROUND
+from grove_env.training.measure.exploit import ROUND
+from grove_env.training.run import checkpoint
 
 pytestmark = [
     pytest.mark.slow,

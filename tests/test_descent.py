@@ -1,22 +1,16 @@
-"""Exploitability descent on the exact round tree: its pieces, its progress, its script."""
+"""Exploitability descent on the exact round tree: its pieces and its progress.
+
+The runs of the training command with a ``descent:`` section: ``test_descent_runs.py``.
+"""
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import re
-import subprocess
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
-import yaml
-from command_lines import load_script
-from descents import CONFIG, ROOT, fresh_actor
+from descents import ROOT, fresh_actor
 
 from grove_env.analysis import nash_conv
 from grove_env.analysis.best_response import (
@@ -31,24 +25,19 @@ from grove_env.analysis.policies import branch_probabilities as policy_branches
 from grove_env.analysis.policies import policy_of
 from grove_env.analysis.whole_game import public_states
 from grove_env.rules import get_rules
-from grove_env.training.config import config_from_dict, read_yaml
-from grove_env.training.descent import (
-    GRADIENTS,
+from grove_env.training.config import load_config, read_yaml
+from grove_env.training.descent.exact import descend, descent_loss, other_states
+from grove_env.training.descent.game import descend_game
+from grove_env.training.descent.loop import GRADIENTS, check_settings, kept, lowest
+from grove_env.training.descent.tree import (
     DescentReport,
     branch_probabilities,
-    check_settings,
-    descend,
-    descent_loss,
     floors_on,
-    kept,
-    lowest,
     opponents_on,
-    other_states,
     play_loss,
     play_values,
     tree_inputs,
 )
-from grove_env.training.descent_game import descend_game
 
 
 @pytest.fixture(scope="module")
@@ -139,61 +128,6 @@ def test_descent_refuses_bad_settings(tree) -> None:
     for lr in (0.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="lr > 0"):
             descend(fresh_actor(), tree, iterations=5, lr=lr)
-
-
-def descent_script(config: Path, out: Path, *more: str) -> subprocess.CompletedProcess:
-    """``scripts/descent.py`` on ``config`` into ``out``, run from the repository."""
-    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
-    return subprocess.run([*command, *more], cwd=ROOT, capture_output=True, text=True, timeout=600)
-
-
-@pytest.mark.slow
-def test_the_script_writes_a_policy_that_plays_as_ppo(tmp_path: Path) -> None:
-    out = tmp_path / "descent"
-    command = [sys.executable, "scripts/descent.py", "--config", str(CONFIG), "--out", str(out)]
-    run = descent_script(CONFIG, out, "--iterations", "6", "--report-every", "3")
-    assert run.returncode == 0, run.stderr
-    result = json.loads((out / "result.json").read_text())
-    rows = (out / "descent.csv").read_text().splitlines()
-    assert rows[0] == "iteration,nash_conv,seconds,measure" and len(rows) == 4
-    assert all(row.endswith(",round") for row in rows[1:])
-    kept = min(rows[1:], key=lambda r: float(r.split(",")[1]))
-    assert result["kept_iteration"] == int(kept.split(",")[0])
-    measured = nash_conv(f"ppo:{out}", "revised", 2).nash_conv
-    assert result["nash_conv"]["round"] == pytest.approx(measured, abs=1e-9)
-    assert measured == pytest.approx(float(kept.split(",")[1]), abs=1e-5)
-    assert "game" in result["nash_conv"]
-    started = subprocess.run(
-        [*command[:-1], str(tmp_path / "from"), "--init", str(out), "--iterations", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert started.returncode == 0, started.stderr
-    again_result = json.loads((tmp_path / "from" / "result.json").read_text())
-    assert again_result["nash_conv"] == pytest.approx(result["nash_conv"], abs=1e-9)
-    missing = subprocess.run(
-        [*command[:-1], str(tmp_path / "m"), "--init", str(tmp_path / "nothing")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
-    five = ROOT / "configs" / "zoo" / "revised_5p.yaml"
-    too_big = subprocess.run(
-        [sys.executable, "scripts/descent.py", "--config", str(five), "--out", str(tmp_path / "5")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert too_big.returncode == 2 and "beyond the exact analysis" in too_big.stderr
-    assert not (tmp_path / "5").exists()
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 2
-    assert again.stderr.strip().count("\n") == 0 and "already exists" in again.stderr
 
 
 def test_other_states_are_the_later_rounds_with_their_own_inputs(tree) -> None:
@@ -337,109 +271,6 @@ def test_a_descent_with_floors_keeps_the_weights_that_kept_names(tree) -> None:
     assert again.play["greedy"] == pytest.approx(chosen.play["greedy"], abs=1e-9)
 
 
-def test_the_script_refuses_bad_play_settings(tmp_path, capsys) -> None:
-    script = load_script("descent")
-    no_flags = argparse.Namespace(init=None)
-    for bad, says in [
-        ("{against: {greedy: 1}}", "go together"),
-        ("{against_weight: 1.0}", "go together"),
-        ("{against: {greedy: 0}, against_weight: 1.0}", "weights are finite and > 0"),
-        ("{against: {greedy: .nan}, against_weight: 1.0}", "weights are finite and > 0"),
-        ("{against: {greedy: .inf}, against_weight: 1.0}", "weights are finite and > 0"),
-        ("{against: {greedy: 1}, against_weight: .nan}", "go together"),
-        ("{against: {greedy: 1}, against_weight: .inf}", "go together"),
-        ("{against: {greedy: 1}, against_weight: -1.0}", "go together"),
-        ("{against: {greedy: true}, against_weight: 1.0}", "maps agent specs to weights"),
-        ("{against: {nobody: 1}, against_weight: 1.0}", "unknown agent 'nobody'"),
-        ("{against: {human: 1}, against_weight: 1.0}", "cannot be asked"),
-        ("{later_rounds: 2}", "for an other_states stage"),
-        ("{keep: best}", "keep is lowest or last"),
-        ("{gradient: best}", "gradient is nashconv or own, got 'best'"),
-        ("{gradient: 1}", "gradient must be"),
-        ("{whole_game: true, against: {greedy: 1}, against_weight: 1.0}", "not whole_game"),
-        ("{whole_game: true, floors: {greedy: 0.1}}", "floors is for stages on rounds"),
-        ("{floors: {greedy: .nan}}", "floors are finite numbers of markers"),
-        ("{floors: {greedy: -.inf}}", "floors are finite numbers of markers"),
-        ("{floors: {greedy: true}}", "floors maps agent specs to markers"),
-        ("{floors: {greedy: high}}", "floors maps agent specs to markers"),
-        ("{floors: {nobody: 0.1}}", "floors 'nobody'"),
-        ("{floors: {human: 0.1}}", "cannot be asked"),
-        ("{floors: [greedy]}", "floors must be"),
-        ("{table: true, whole_game: true}", "a table stage descends the first round"),
-        ("{table: true, other_states: true}", "a table stage descends the first round"),
-        ("{table: 1}", "table must be true or false"),
-        ("{fit_epochs: 4}", "for a table stage"),
-        ("{fit_lr: 0.01}", "for a table stage"),
-        ("{table: true, fit_epochs: 0}", "fit_epochs >= 1"),
-        ("{table: true, fit_lr: 0.0}", "fit_lr > 0"),
-        ("{table: true, fit_lr: .nan}", "fit_lr > 0"),
-    ]:
-        section = yaml.safe_load(bad)
-        with pytest.raises(Exception, match=says) as caught:
-            settings = script.descent_settings(section, no_flags)
-            for stage in script.stages_of(settings):  # keep, gradient: with the others
-                check_settings(1, 0.1, 0.02, ("report_every", 1), stage["keep"], stage["gradient"])
-        assert type(caught.value).__name__ in ("ConfigError", "ValueError")
-    config = tmp_path / "three.yaml"
-    three = CONFIG.read_text().replace("num_players: 2", "num_players: 3")
-    config.write_text(three + "descent: {against: {cfr: 1}, against_weight: 1.0}\n")
-    code = script.main(["--config", str(config), "--out", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and err.startswith("descent: against 'cfr'"), err
-    assert not (tmp_path / "out").exists()
-    config.write_text(three + "descent: {floors: {cfr: 0.1}}\n")  # a floor's table, too
-    code = script.main(["--config", str(config), "--out", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and err.startswith("descent: floors 'cfr'"), err
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.slow
-def test_the_script_holds_floors_and_logs_their_markers(tmp_path) -> None:
-    config = tmp_path / "floors.yaml"
-    stages = "{iterations: 2, report_every: 1, floors: {greedy: -0.1}, keep: last}"
-    config.write_text(CONFIG.read_text() + f"descent: {stages}\n")
-    out = tmp_path / "out"
-    run = descent_script(config, out)
-    assert run.returncode == 0, run.stderr
-    header, *rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()]
-    assert header[4:] == ["markers_vs_greedy"] and len(rows) == 3
-    assert "markers vs greedy" in run.stdout
-    assert json.loads((out / "result.json").read_text())["floors"] == {"greedy": -0.1}
-
-
-@pytest.mark.slow
-def test_the_script_descends_against_opponents_on_later_rounds_and_keeps_the_last(
-    tmp_path,
-) -> None:
-    config = tmp_path / "play.yaml"
-    play = "other_states: true, against: {greedy: 2, random: 1}, against_weight: 5.0"
-    then = f"then: {{iterations: 2, report_every: 1, {play}, later_rounds: 2}}"
-    stages = f"{{{play}, later_rounds: 1, keep: last, {then}}}"
-    config.write_text(CONFIG.read_text() + f"descent: {stages}\n")
-    out = tmp_path / "out"
-    run = descent_script(config, out, "--iterations", "4", "--report-every", "2")
-    assert run.returncode == 0, run.stderr
-    result = json.loads((out / "result.json").read_text())
-    layers = public_states(get_rules("revised"), 2, max_rounds=100).layers
-    second, third = len(layers[1]), len(layers[2])
-    assert f"{second} later public states" in run.stdout  # round 2 for the first stage
-    assert result["later_states"] == second + third  # rounds 2 and 3 for the second
-    assert result["against"] == {"greedy": 2, "random": 1} and result["keep"] == "last"
-    header, *rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()]
-    assert header[4:] == ["markers_vs_greedy", "markers_vs_random"]
-    assert [int(r[0]) for r in rows] == [0, 2, 4, 4, 5, 6]
-    assert all(math.isfinite(float(v)) for r in rows for v in r[4:])  # every row has both
-    printed = re.findall(r"markers vs greedy (\S+), random (\S+) ", run.stdout)
-    assert len(printed) == len(rows)  # the progress line shows them too
-    assert [float(v) for v in printed[-1]] == pytest.approx(
-        [float(v) for v in rows[-1][4:]], abs=1e-4
-    )
-    kept = min(rows[3:], key=lambda r: (float(r[1]), int(r[0])))  # the second stage's
-    assert result["kept_iteration"] == int(kept[0])  # lowest: keep is per stage (default)
-    assert result["nash_conv"]["round"] == pytest.approx(float(kept[1]), abs=1e-5)
-
-
 @pytest.mark.slow
 def test_whole_game_descent_measures_what_the_analysis_measures_and_keeps_the_lowest() -> None:
     actor = fresh_actor()
@@ -456,7 +287,7 @@ def test_whole_game_descent_measures_what_the_analysis_measures_and_keeps_the_lo
 
 @pytest.mark.slow
 def test_the_round_weight_adds_the_first_rounds_own_loss(tree, monkeypatch) -> None:
-    import grove_env.training.descent_game as descent_game
+    import grove_env.training.descent.game as descent_game
 
     first_step = []
 
@@ -478,7 +309,7 @@ def test_the_round_weight_adds_the_first_rounds_own_loss(tree, monkeypatch) -> N
 
 @pytest.mark.slow
 def test_each_whole_game_step_takes_the_first_stage_once_and_one_other(monkeypatch) -> None:
-    import grove_env.training.descent_game as descent_game
+    import grove_env.training.descent.game as descent_game
 
     stages: list[list[object]] = []
     real = descent_game.descent_loss
@@ -504,114 +335,18 @@ def test_each_whole_game_step_takes_the_first_stage_once_and_one_other(monkeypat
     assert len(set(drawn)) > 10  # and it is drawn among many
 
 
-@pytest.mark.slow
-def test_a_then_stage_descends_the_whole_game_from_the_first_stages_weights(tmp_path) -> None:
-    config = tmp_path / "two.yaml"
-    stages = "{iterations: 4, report_every: 2, then: {whole_game: true, iterations: 2, "
-    config.write_text(CONFIG.read_text() + f"descent: {stages}report_every: 1}}}}\n")
-    out = tmp_path / "out"
-    run = descent_script(config, out)
-    assert run.returncode == 0, run.stderr
-    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
-    assert [(int(r[0]), r[3]) for r in rows] == [
-        (0, "round"), (2, "round"), (4, "round"), (4, "game"), (5, "game"), (6, "game")
-    ]  # fmt: skip
-    game = {int(r[0]): float(r[1]) for r in rows if r[3] == "game"}
-    result = json.loads((out / "result.json").read_text())
-    assert result["then"]["whole_game"] and result["then"]["iterations"] == 2
-    assert result["kept_iteration"] == min(game, key=lambda k: (game[k], k))
-    assert result["nash_conv"]["game"] == pytest.approx(min(game.values()), abs=1e-5)
-    config.write_text(CONFIG.read_text() + "descent: {iterations: 4, report_every: 2}\n")
-    alone = descent_script(config, tmp_path / "alone")
-    assert alone.returncode == 0, alone.stderr
-    first = json.loads((tmp_path / "alone" / "result.json").read_text())["nash_conv"]["game"]
-    assert game[4] == pytest.approx(first, abs=1e-5)  # stage 2 began where stage 1 kept
-    for bad, says in [
-        ("{round_weight: 0.5}", "round_weight is for a whole_game stage"),
-        ("{then: {then: {start: trained}}}", "takes"),
-        ("{then: {whole_game: true, other_states: true}}", "without other_states"),
-    ]:
-        config.write_text(CONFIG.read_text() + f"descent: {bad}\n")
-        refused = descent_script(config, tmp_path / "bad")
-        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-        assert says in refused.stderr and not (tmp_path / "bad").exists()
-
-
-@pytest.mark.slow
-def test_start_trained_trains_the_config_first_and_descends_from_its_policy(tmp_path) -> None:
-    config = tmp_path / "trained.yaml"
-    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
-    ppo = smoke.replace("rules: classic", "rules: revised").replace("num_players: 4", "")
-    table = "num_players: 2\nbackend: batched\nplay: sample\n"
-    stages = "descent: {start: trained, iterations: 2, report_every: 1}\n"
-    config.write_text(ppo + table + stages)
-    out = tmp_path / "out"
-    script = str(ROOT / "scripts" / "descent.py")
-    command = [sys.executable, script, "--config", str(config), "--out", "out"]  # relative
-    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
-    trained = out / "trained"
-    assert (trained / "best_policy.json").is_file() and (trained / "metrics.csv").is_file()
-    assert "descent" not in read_yaml(out / "trained.yaml")  # PPO settings alone
-    assert read_yaml(out / "config.yaml")["descent"]["start"] == "trained"
-    started = nash_conv(f"ppo:{trained}", "revised", 2).nash_conv
-    rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()[1:]]
-    assert float(rows[0][1]) == pytest.approx(started, abs=1e-5)  # it began there
-    result = json.loads((out / "result.json").read_text())
-    steps = json.loads((trained / "best_policy.json").read_text())["step"]
-    assert result["start"] == "trained" and result["init_steps"] == steps
-    assert json.loads((out / "best_policy.json").read_text())["step"] == steps
-    assert (out / "versions.json").read_text() == (trained / "versions.json").read_text()
-    for more, says in [
-        ([], "already exists"),
-        (["--init", str(trained)], "both say where the descent starts"),
-    ]:
-        refused = subprocess.run(
-            [*command[:-1], str(out if not more else tmp_path / "both"), *more],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
-        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-        assert says in refused.stderr
-    config.write_text(ppo + table + "descent: {start: warm}\n")
-    bad = subprocess.run(
-        [*command[:-1], str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True
-    )
-    assert bad.returncode == 2 and "start is random or trained" in bad.stderr
-    assert not (tmp_path / "bad").exists() and not (tmp_path / "both").exists()
-
-
-def test_then_stages_chain_each_from_the_one_before() -> None:
-    script = load_script("descent")
-    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS), init=None)
-    section = yaml.safe_load(
-        "{iterations: 3, start: trained, then: {iterations: 2, then: {iterations: 1, lr: 0.5}}}"
-    )
-    stages = script.stages_of(script.descent_settings(section, no_flags))
-    assert [s["iterations"] for s in stages] == [3, 2, 1]
-    assert stages[2]["lr"] == 0.5 and stages[1]["lr"] == script.DEFAULTS["lr"]
-    assert all("then" not in s and "start" not in s for s in stages)
-    with pytest.raises(script.ConfigError, match="iterations must be an int, got 'x'"):
-        script.descent_settings(yaml.safe_load("{then: {then: {iterations: x}}}"), no_flags)
-    looped = yaml.safe_load("&a {iterations: 1, then: {iterations: 2, then: *a}}")
-    with pytest.raises(script.ConfigError, match="then: chain comes back to a stage before it"):
-        script.descent_settings(looped, no_flags)
-
-
 def test_the_shipped_descent_configs_are_valid() -> None:
-    script = load_script("descent")
-    no_flags = argparse.Namespace(**dict.fromkeys(script.DEFAULTS), init=None)
     configs = sorted((ROOT / "configs" / "descent").glob("*.yaml"))
     configs += [p for p in (ROOT / "configs" / "zoo").glob("*.yaml") if "descent" in read_yaml(p)]
     assert len(configs) >= 2
     for path in configs:
-        data = read_yaml(path)
-        stages = script.stages_of(script.descent_settings(data.pop("descent"), no_flags))
-        assert len(config_from_dict(data).table_list()) == 1, path
-        for stage in stages:
-            every = ("report_every", stage["report_every"])
-            check_settings(stage["iterations"], stage["lr"], stage["lr_end"], every)
+        cfg = load_config(path)  # the section typed and checked with the rest
+        assert cfg.descent is not None and len(cfg.table_list()) == 1, path
+        for stage in cfg.descent.stages():  # and what descend itself checks, too
+            every = ("report_every", stage.report_every)
+            check_settings(
+                stage.iterations, stage.lr, stage.lr_end, every, stage.keep, stage.gradient
+            )
 
 
 def test_whole_game_descent_is_for_two_players() -> None:

@@ -16,15 +16,16 @@ from grove_env.analysis.measure import round_tree
 from grove_env.analysis.policies import branch_probabilities as policy_branches
 from grove_env.analysis.policies import policy_of
 from grove_env.rules import get_rules
-from grove_env.training.descent import (
-    Table,
+from grove_env.training.config import read_yaml
+from grove_env.training.descent.exact import descend
+from grove_env.training.descent.fit import fit, fit_weights
+from grove_env.training.descent.tree import (
+    TabularPolicy,
     branch_probabilities,
-    descend,
     floors_on,
     play_values,
     tree_inputs,
 )
-from grove_env.training.descent_fit import fit, fit_weights
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_a_table_starts_where_it_is_told_and_descends_below_the_network(tree) ->
     actor = fresh_actor()
     with torch.no_grad():
         start = branch_probabilities(actor, tree_inputs(actor, tree))
-    table = Table(start)
+    table = TabularPolicy(start)
     assert all(np.allclose(a, b.numpy(), atol=1e-6) for a, b in zip(table.fixed(), start))
     reports = descend(table, tree, iterations=20, lr=0.1, report_every=10, keep="last")
     assert [r.iteration for r in reports] == [0, 10, 20]
@@ -60,7 +61,7 @@ def test_a_table_starts_where_it_is_told_and_descends_below_the_network(tree) ->
 
 
 def test_a_table_holds_a_floor_as_the_network_does(tree) -> None:
-    table = Table(branch_probabilities(fresh_actor(), tree_inputs(fresh_actor(), tree)))
+    table = TabularPolicy(branch_probabilities(fresh_actor(), tree_inputs(fresh_actor(), tree)))
     floors = floors_on(tree, {"greedy": 0.0})
     start = play_values(tree, table.fixed(), floors)["greedy"]
     assert start < 0.0  # the fresh network loses markers to greedy: the floor is climbed
@@ -120,7 +121,7 @@ def test_fit_moves_the_network_to_a_table_it_can_hold(tree) -> None:
 
 
 @pytest.mark.slow
-def test_the_script_fits_the_network_after_a_table_stage_and_goes_on_from_it(tmp_path) -> None:
+def test_a_run_fits_the_network_after_a_table_stage_and_goes_on_from_it(tmp_path) -> None:
     config = tmp_path / "table.yaml"
     stages = (
         "{iterations: 20, lr: 0.1, report_every: 10, table: true, fit_epochs: 3, "
@@ -128,8 +129,8 @@ def test_the_script_fits_the_network_after_a_table_stage_and_goes_on_from_it(tmp
     )
     config.write_text(CONFIG.read_text() + f"descent: {stages}\n")
     out = tmp_path / "out"
-    command = [sys.executable, "scripts/descent.py", "--config", str(config), "--out", str(out)]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    command = [sys.executable, "train.py", "--config", str(config), "--set", f"run_dir={out}"]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr
     assert "fitted the network to the table kept: KL" in run.stdout
     header, *rows = [row.split(",") for row in (out / "descent.csv").read_text().splitlines()]
@@ -146,4 +147,6 @@ def test_the_script_fits_the_network_after_a_table_stage_and_goes_on_from_it(tmp
     # the next stage starts from the fitted network: its first measurement is the fit's
     assert rows[3][1] == rows[4][1]
     result = json.loads((out / "result.json").read_text())
-    assert result["table"] is True and result["fit_epochs"] == 3 and "then" in result
+    assert result["table"] is True and result["fit_epochs"] == 3
+    assert result["then"]["iterations"] == 2 and result["then"]["table"] is False
+    assert read_yaml(out / "config.yaml")["descent"]["fit_epochs"] == 3  # typed, in the run

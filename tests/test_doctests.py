@@ -24,8 +24,8 @@ def test_every_subpackage_is_walked() -> None:
 
 
 OPTIONAL = {  # modules of an optional extra -> the import they need
-    "grove_env.training.rllib_backend": "ray.rllib",
-    "grove_env.training.rllib_module": "ray.rllib",
+    "grove_env.training.rllib.backend": "ray.rllib",
+    "grove_env.training.rllib.module": "ray.rllib",
 }
 UNAVAILABLE = {"pyspiel"}
 """Third-party modules whose wheels do not exist everywhere (the openspiel extra)."""

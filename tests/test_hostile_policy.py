@@ -36,9 +36,9 @@ from grove_env.agents.learned.policy_files import (
     checkpoints,
 )
 from grove_env.agents.learned.safe_policy import PolicyCard
-from grove_env.training import checkpoint
-from grove_env.training.checkpoint import CheckpointError
 from grove_env.training.config import load_config
+from grove_env.training.run import checkpoint
+from grove_env.training.run.checkpoint import CheckpointError
 
 pytestmark = pytest.mark.slow  # its fixtures train policies and checkpoints
 

@@ -22,9 +22,10 @@ import pytest
 import torch
 import yaml
 
-from grove_env.training import builders, runs
+from grove_env.training import front
 from grove_env.training.config import TrainConfig
-from grove_env.training.run_lock import LOCK
+from grove_env.training.run import device
+from grove_env.training.run.lock import LOCK
 
 pytestmark = pytest.mark.slow  # train.py runs in subprocesses
 
@@ -142,10 +143,10 @@ def test_auto_picks_cuda_where_present_and_says_so(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, cuda: bool, used: str
 ) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
-    assert runs._device(TrainConfig(device="auto")) == used
+    assert front._device(TrainConfig(device="auto")) == used
     assert capsys.readouterr().out == f"device: auto -> {used}\n"
-    assert runs._device(TrainConfig(device="cpu")) == "cpu"
-    assert builders.resolve_device("cuda" if cuda else "cpu") == ("cuda" if cuda else "cpu")
+    assert front._device(TrainConfig(device="cpu")) == "cpu"
+    assert device.resolve_device("cuda" if cuda else "cpu") == ("cuda" if cuda else "cpu")
     assert capsys.readouterr().out == ""  # only auto is announced
 
 

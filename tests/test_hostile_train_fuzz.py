@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_hostile_train import SMOKE, call, one_line
 
-from grove_env.training import runs
+from grove_env.training import front
 from grove_env.training.config import TrainConfig
 
 pytestmark = pytest.mark.slow  # hypothesis drives train.py's config checks for many examples
@@ -46,14 +46,14 @@ def bounded(seconds: int) -> Iterator[None]:
 
 @pytest.fixture
 def no_training(monkeypatch: pytest.MonkeyPatch) -> list[TrainConfig]:
-    """``runs.train`` replaced by a stub: a config that passes every check reaches it."""
+    """``front.train`` replaced by a stub: a config that passes every check reaches it."""
     reached: list[TrainConfig] = []
 
     def stub(cfg: TrainConfig, backend_run: object = None) -> int:
         reached.append(cfg)
         return 0
 
-    monkeypatch.setattr(runs, "train", stub)
+    monkeypatch.setattr(front, "train", stub)
     return reached
 
 

@@ -1,13 +1,13 @@
-"""The warm start (grove_env.training.imitation): the teacher's games, their returns, the fit."""
+"""The warm start (grove_env.training.selfplay.teacher): the teacher's games, returns, fit."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from grove_env.training.builders import build_env, build_model
 from grove_env.training.config import config_from_dict
-from grove_env.training.imitation import imitate, teacher_games
+from grove_env.training.sb3.builders import build_env, build_model
+from grove_env.training.selfplay.teacher import imitate, teacher_games
 
 pytestmark = pytest.mark.slow  # imitation trains a network
 

@@ -11,8 +11,14 @@ layer  modules
        (:data:`AGENT_ORDER`: ``base``, ``views``, ``scripted``, ``heuristic``, ``trust``,
        ``learned``, ``arena``, ``cli``; ``trust`` imports only ``base``; ``argparse``
        only in ``cli``)
-3      training, ``grove_env.training``, and the web server ``grove_env.web``
-4      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
+3      the analysis (``grove_env.analysis``: exact trees, best responses, CFR) and the
+       web server ``grove_env.web``
+4      training, ``grove_env.training``, in sub-packages with an order of their own
+       (:data:`TRAINING_ORDER`: ``config``, ``run``, ``selfplay``, ``measure``,
+       ``schedule``, then the learners ``sb3``, ``batched``, ``rllib``, ``descent``,
+       which never import each other, then ``front``, the one backend table, and
+       ``cli``, ``grove-train``)
+5      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
 =====  ==========================================================================
 
 A module may import its own layer and those below. Imports sit at module top; inside
@@ -33,7 +39,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [  # longest prefix wins
-    ("grove_env.training", 3),
+    ("grove_env.training", 4),
     ("grove_env.web", 3),
     ("grove_env.analysis", 3),
     ("grove_env.openspiel", 1),
@@ -46,7 +52,7 @@ LAYERS = [  # longest prefix wins
     ("grove_env.render", 1),
     ("grove_env", 0),
 ]
-TOP = 4
+TOP = 5
 SUBPACKAGES = {"agents", "training", "vector"}
 
 
@@ -63,6 +69,25 @@ AGENT_ONLY = {"trust": {"base", "trust"}}
 """Sub-packages that may import only these of the agents (besides the game layer)."""
 ARGPARSE_IN = "cli"
 
+TRAINING_ORDER = [
+    "config",
+    "run",
+    "selfplay",
+    "measure",
+    "schedule",
+    "sb3",
+    "batched",
+    "rllib",
+    "descent",
+    "front",
+    "cli",
+]
+"""The parts of ``grove_env.training``, lowest first (``schedule`` and ``front`` are modules;
+the package's own ``__init__`` counts as ``front``)."""
+LEARNERS = {"sb3", "batched", "rllib", "descent"}
+"""The training backends: each may import every part before it but no other learner."""
+MAX_MODULES_PER_FOLDER = 8
+
 
 def agent_part(module: str) -> str | None:
     """The sub-package of ``grove_env.agents`` a module is in (``None`` outside it; the
@@ -71,6 +96,14 @@ def agent_part(module: str) -> str | None:
     if parts[:2] != ["grove_env", "agents"]:
         return None
     return parts[2] if len(parts) > 2 and parts[2] in AGENT_ORDER else "base"
+
+
+def training_part(module: str) -> str | None:
+    """The part of ``grove_env.training`` a module is in (``None`` outside it)."""
+    parts = module.split(".")
+    if parts[:2] != ["grove_env", "training"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in TRAINING_ORDER else "front"
 
 
 def package_modules() -> dict[str, Path]:
@@ -164,7 +197,22 @@ def layer_violations(modules: dict[str, Path]) -> list[str]:
             bad.append(f"{module}:{line} imports {target} inside a function")
         else:
             bad.extend(agent_order_violations(module, target, line))
+            bad.extend(training_order_violations(module, target, line))
     return bad
+
+
+def training_order_violations(module: str, target: str, line: int) -> list[str]:
+    """Breaks of the training package's order (:data:`TRAINING_ORDER`, :data:`LEARNERS`)."""
+    mine, theirs = training_part(module), training_part(target)
+    if mine is None or theirs is None or mine == theirs:
+        return []
+    if mine in LEARNERS and theirs in LEARNERS:
+        return [f"{module}:{line} ({mine}) imports {target} ({theirs}): learners are siblings"]
+    if TRAINING_ORDER.index(theirs) > TRAINING_ORDER.index(mine):
+        return [
+            f"{module}:{line} ({mine}) imports {target} ({theirs}), later in the training order"
+        ]
+    return []
 
 
 def agent_order_violations(module: str, target: str, line: int) -> list[str]:
@@ -211,7 +259,7 @@ def cycles(modules: dict[str, Path]) -> list[list[str]]:
 
 
 def test_the_walk_sees_every_layer() -> None:
-    assert {layer_of(m) for m in MODULES} == {0, 1, 2, 3}
+    assert {layer_of(m) for m in MODULES} == {0, 1, 2, 3, 4}
     assert "grove_env.agents.heuristic.search" in MODULES and "grove_env.vector.engine" in MODULES
     assert {"train", "scripts.seat_record"} <= set(COMMANDS)
 

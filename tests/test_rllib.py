@@ -18,9 +18,9 @@ pytest.importorskip("ray.rllib")
 
 from grove_env.agents.base import make_agent  # noqa: E402
 from grove_env.training.config import config_from_dict  # noqa: E402
-from grove_env.training.rllib_backend import export_policy  # noqa: E402
-from grove_env.training.rllib_module import MaskedActorCritic, actor_of  # noqa: E402
-from grove_env.training.selfplay_env import SINGLE_OBSERVATION_SPACE, SelfPlayVectorEnv  # noqa: E402
+from grove_env.training.rllib.backend import export_policy  # noqa: E402
+from grove_env.training.rllib.module import MaskedActorCritic, actor_of  # noqa: E402
+from grove_env.training.selfplay.gym_env import SINGLE_OBSERVATION_SPACE, SelfPlayVectorEnv  # noqa: E402
 
 pytestmark = pytest.mark.slow  # RLlib starts Ray
 

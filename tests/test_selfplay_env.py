@@ -9,7 +9,7 @@ from gymnasium import VectorizeMode
 from gymnasium.utils.passive_env_checker import check_obs
 from gymnasium.vector import AutoresetMode
 
-from grove_env.training.selfplay_env import ENV_ID, SelfPlayVectorEnv
+from grove_env.training.selfplay.gym_env import ENV_ID, SelfPlayVectorEnv
 
 
 def masked_random(obs: dict, rng: np.random.Generator) -> np.ndarray:

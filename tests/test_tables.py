@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from grove_env.analysis import nash_conv
-from grove_env.training.builders import build_env
 from grove_env.training.config import ALL_TABLES, ConfigError, config_from_dict
-from grove_env.training.vec_env import TablesVecEnv
+from grove_env.training.sb3.builders import build_env
+from grove_env.training.sb3.vec_env import TablesVecEnv
 
 pytestmark = pytest.mark.slow  # smoke training runs on several tables
 

@@ -31,8 +31,8 @@ from grove_env.agents.arena.tournament import run_tournament
 from grove_env.agents.base import make_agent
 from grove_env.agents.learned.policy_files import ModelFileError, latest_checkpoint
 from grove_env.agents.learned.sb3 import load_model
-from grove_env.training import checkpoint
 from grove_env.training.config import load_config
+from grove_env.training.run import checkpoint
 
 pytestmark = pytest.mark.slow  # training runs in subprocesses (minutes)
 

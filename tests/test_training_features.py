@@ -13,7 +13,7 @@ import torch
 from grove_env.agents.views.rows import VIEW_WEIGHTS, Rows, split_view
 from grove_env.core import Game, culprit_slot
 from grove_env.observation import ObservationEncoder
-from grove_env.training.features import NUM_EXTRA, GroveFeatures, culprit_odds, extra_features
+from grove_env.training.sb3.features import NUM_EXTRA, GroveFeatures, culprit_odds, extra_features
 
 torch.set_num_threads(1)
 

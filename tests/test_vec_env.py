@@ -20,8 +20,8 @@ from sb3_contrib import MaskablePPO
 from grove_env.core import Game
 from grove_env.observation import OFF_TO_ACT, ObservationEncoder
 from grove_env.rules import get_rules
-from grove_env.training.opponents import NO_OPPONENT, MemoisedAgent, Opponents
-from grove_env.training.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.sb3.vec_env import GroveSelfPlayVecEnv
+from grove_env.training.selfplay.opponents import NO_OPPONENT, MemoisedAgent, Opponents
 
 torch.set_num_threads(1)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from grove_env.agents.learned.policy_files import latest_checkpoint
-from grove_env.training import checkpoint
 from grove_env.training.config import load_config
+from grove_env.training.run import checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = load_config(ROOT / "configs" / "smoke.yaml")

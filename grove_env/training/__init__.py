@@ -1,42 +1,36 @@
-"""Self-play PPO training for grove-env (needs the ``train`` extra: torch, SB3, pydantic).
+"""Training for grove-env (needs the ``train`` extra: torch, pydantic; SB3 for ``backend: sb3``).
 
-Data flows one way, one module per step:
+One front door (``grove-train`` / ``train.py``, :mod:`.cli`) runs every method from one
+YAML config. The parts, lowest first; each imports only those above it in this table,
+and the four learners never import each other (``tests/test_layers.py``,
+``TRAINING_ORDER``):
 
-=====================  ==============================================================
-:mod:`.config`         the typed, validated :class:`~.config.TrainConfig` (pydantic
-                       models; YAML + ``--set key=value``), its fields grouped in
-                       ``config_types``, ``config_groups`` and ``config_learning``;
-                       imports neither torch nor SB3
-:mod:`.features`       derived network inputs (culprit odds, stack sizes, advice)
-:mod:`.opponents`      who plays the other seats: live weights, snapshots, heuristic,
-                       random, each in one batched call per step
-:mod:`.selfplay`       :class:`~.selfplay.SelfPlayGames`, the self-play core over the
-                       batched engine: one learner seat per game, opponents batched
-:mod:`.vec_env`        :class:`~.vec_env.GroveSelfPlayVecEnv`, its SB3 ``VecEnv`` face
-:mod:`.selfplay_env`   ``grove_env/SelfPlay-v0``, its ``gymnasium.vector.VectorEnv``
-                       face (no SB3), for any single-agent library and RLlib
-:mod:`.evaluate`       quick evaluation on the batched engine, and the final
-                       tournament table
-:mod:`.checkpoint`     atomic checkpoints, resume, clear errors for bad files
-:mod:`.run_dir`        the run directory: config, versions, metrics.csv, curve
-:mod:`.run_lock`       ``train.lock``: one writer per run directory
-:mod:`.builders`       the pieces of a run from its config: opponents, VecEnv,
-                       MaskablePPO, the callback that hooks the loop into ``learn``
-:mod:`.run_schedule`   :class:`~.run_schedule.RunSchedule`, what every backend's run
-                       does alike: schedule, evaluations, best policy, Ctrl-C
-:mod:`.exploit`        exact NashConv of the policy while training (``exploit_every``)
-:mod:`.trainer`        ``backend: sb3``: :class:`~.trainer.Trainer`, MaskablePPO
-:mod:`.batched`        ``backend: batched``: this package's own PPO, every step a
-                       batch; the loss the equilibrium-seeking terms extend
-:mod:`.runs`           what ``train.py`` calls: :func:`~.runs.train`, ``resume``
-:mod:`.rllib_module`   the masked actor-critic RLlib trains, laid out like SB3's
-                       ``MlpPolicy`` (needs the ``rllib`` extra)
-:mod:`.rllib_backend`  ``backend: rllib``: RLlib's PPO with env runners on
-                       ``grove_env/SelfPlay-v0``, checkpoints, resume, policy export
-=====================  ==============================================================
+================  ====================================================================
+:mod:`.config`    the typed, validated :class:`~.config.TrainConfig` (pydantic; YAML
+                  and ``--set key=value``) and its ``descent:`` section; no torch
+:mod:`.run`       a run's directory (``config.yaml``, ``run.json``, ``metrics.csv``),
+                  its lock, checkpoints, the torch device, the actor-critic network
+:mod:`.selfplay`  the self-play core over the batched engine (one learner seat per
+                  game, opponents batched), the opponents and snapshot pool, the
+                  tables of a run, the teacher's games, the Gymnasium face
+                  ``grove_env/SelfPlay-v0``
+:mod:`.measure`   quick evaluation while training, the final gauntlet, exact NashConv
+                  while training (``exploit_every``)
+:mod:`.schedule`  :class:`~.schedule.RunSchedule`: what a PPO run does on a schedule
+                  (evaluations, NashConv, the best policy, checkpoints, Ctrl-C)
+:mod:`.sb3`       ``backend: sb3``: MaskablePPO on an SB3 ``VecEnv`` face of the core
+:mod:`.batched`   ``backend: batched``: this package's own PPO, every step a batch; the
+                  loss the equilibrium-seeking terms (MMD's magnet) extend
+:mod:`.rllib`     ``backend: rllib``: Ray RLlib's PPO on ``grove_env/SelfPlay-v0``
+:mod:`.descent`   a ``descent:`` section: exploitability descent on the exact game
+:mod:`.front`     the one backend table, :func:`~.front.train` and
+                  :func:`~.front.resume`: the run protocol every learner shares
+:mod:`.cli`       ``grove-train``: the command line and its one-line errors
+================  ====================================================================
 
 The policy's actor (masked logits as a plain torch function) and the model files are
-agents (:mod:`grove_env.agents.learned.actor`, :mod:`grove_env.agents.learned.policy_files`). Only
-:mod:`.config`, :mod:`.run_dir` and :mod:`.run_lock` import without torch; nothing here is
-imported by :mod:`grove_env` itself.
+agents (:mod:`grove_env.agents.learned.actor`, :mod:`grove_env.agents.learned.policy_files`).
+:mod:`.config`, :mod:`.front` and :mod:`.cli` import without torch; a backend's library
+(SB3, Ray) loads only when a run asks for it. Nothing here is imported by
+:mod:`grove_env` itself.
 """

@@ -36,7 +36,12 @@ class Actor(nn.Module):
         return cls(policy.pi_features_extractor, policy.mlp_extractor.policy_net, policy.action_net)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.head(self.body(self.features(obs)))
+        return self.from_features(self.features(obs))
+
+    def from_features(self, inputs: torch.Tensor) -> torch.Tensor:
+        """The logits of rows already through the input features (a descent makes a
+        tree's features once and asks the network many times)."""
+        return self.head(self.body(inputs))
 
     def frozen_copy(self) -> Actor:
         """An independent copy (an opponent-pool snapshot), without gradients."""

@@ -25,7 +25,7 @@ The safe format (:mod:`grove_env.agents.learned.safe_policy`) is what the ``ppo:
 plays; it loads without running code. The zips are stable-baselines3's: loading one
 whole unpickles it (only the ``sb3:`` agent does, on request), while ``--resume``
 reads only their tensors. A checkpoint folder is complete once its ``state.json``
-exists. The trainer (:mod:`grove_env.training.checkpoint`) writes this layout and the
+exists. The trainer (:mod:`grove_env.training.run.checkpoint`) writes this layout and the
 agents read it, so it is defined here, below both.
 """
 

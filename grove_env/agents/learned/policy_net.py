@@ -4,7 +4,7 @@ A saved policy (:mod:`grove_env.agents.learned.safe_policy`) is weights plus a J
 module turns the card back into the network, with torch alone (no stable-baselines3),
 so that playing a policy never needs the training stack. Training wraps the same
 feature computation in an SB3 features extractor
-(:class:`grove_env.training.features.GroveFeatures`), so the two cannot drift.
+(:class:`grove_env.training.sb3.features.GroveFeatures`), so the two cannot drift.
 
 Input features (the card's ``features`` field):
 

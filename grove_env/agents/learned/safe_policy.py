@@ -44,8 +44,6 @@ import hashlib
 import io
 import json
 import os
-import platform
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +52,14 @@ import torch
 from grove_env.actions import NUM_ACTIONS
 from grove_env.messages import describe
 from grove_env.observation import OBS_SIZE
+from grove_env.versions import versions
 
 from .actor import Actor
 from .policy_files import ModelFileError
 from .policy_net import ACTIVATIONS, FEATURE_KINDS, actor_shapes, build_actor, input_size
+
+POLICY_PACKAGES = ("grove-env", "torch")
+"""The packages whose versions a policy card records."""
 
 FORMAT = "grove-policy"
 FORMAT_VERSION = 1
@@ -126,7 +128,7 @@ class PolicyCard:
             "features": fields.pop("features"),
             "input_size": self.input_size,
             **{k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()},
-            "versions": versions(),
+            "versions": versions(POLICY_PACKAGES),
             "weights_sha256": weights_sha256,
         }
 
@@ -154,19 +156,6 @@ class PolicyCard:
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
-
-
-def versions() -> dict[str, str]:
-    """Versions of what wrote a policy."""
-    try:
-        grove = metadata.version("grove-env")
-    except metadata.PackageNotFoundError:
-        grove = "unknown"
-    return {
-        "grove-env": grove,
-        "torch": str(torch.__version__),
-        "python": platform.python_version(),
-    }
 
 
 def card_path(path: Path) -> Path:

@@ -67,7 +67,7 @@ def check_spaces(model: Any, path: Path) -> None:
         )
 
 
-def load_actor(path: str | Path) -> Actor:
+def zip_actor(path: str | Path) -> Actor:
     """The frozen actor of a MaskablePPO zip (unpickles it: trusted files only)."""
     model = load_model(Path(path), device="cpu")
     actor = Actor.of(model.policy).frozen_copy()
@@ -81,6 +81,6 @@ def make(arg: str | None = None, seed: int | None = None, deterministic: bool = 
         raise ModelFileError("the sb3 agent needs a zip: sb3:runs/<run>/best.zip")
     if Path(arg).suffix != ".zip":
         raise ModelFileError(f"sb3: takes a .zip file, got {arg!r} (a safe policy plays as ppo:)")
-    agent = PPOAgent(load_actor(arg), deterministic=deterministic, seed=seed, path=arg)
+    agent = PPOAgent(zip_actor(arg), deterministic=deterministic, seed=seed, path=arg)
     agent.name = "sb3"
     return agent

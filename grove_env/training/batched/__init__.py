@@ -3,8 +3,6 @@
 =======================  ============================================================
 :mod:`.loss`             GAE, the clipped PPO loss and the equilibrium-seeking terms
                          (a magnet's reverse KL, a proximal KL), coefficient schedules
-:mod:`.model`            the actor-critic: the safe-format actor and a critic; its
-                         ``model.pt`` file, read without pickle
 :mod:`.rollout`          a rollout: the learners' decisions of all games per step, one
                          forward pass, the opponents batched by the self-play core
 :mod:`.lanes`            ``learn_from: live_seats``: every live seat's decisions learnt
@@ -14,6 +12,10 @@
 :mod:`.trainer`          :class:`~.trainer.BatchedTrainer`: the run (schedule,
                          checkpoints, resume, imitation, TensorBoard)
 =======================  ============================================================
+
+The network and its ``model.pt`` are shared with the descent
+(:mod:`grove_env.training.run.network`). A learner: imports the shared parts, never
+another learner.
 
 Why plain torch, CleanRL-style, and not TorchRL's ``ClipPPOLoss`` and ``GAE``
 (``benchmarks/ppo_loss_choice.py`` times both on the same network and minibatch): on

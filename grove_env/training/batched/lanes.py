@@ -6,7 +6,7 @@ default collector (:mod:`.rollout`) learns from the learner seat alone and plays
 others as opponents, so most of each step's engine, observation and forward passes
 feed no gradient. Here every *learning* seat of a game (the learner seat and each
 ``live`` seat, :attr:`SelfPlayGames.learning
-<grove_env.training.selfplay.SelfPlayGames.learning>`) keeps a trajectory of its own,
+<grove_env.training.selfplay.games.SelfPlayGames.learning>`) keeps a trajectory of its own,
 a *lane*:
 
 * a step is one decision of every game, by whichever learning seat acts there (the

@@ -1,6 +1,6 @@
 """Collecting a rollout: every game's learner decision of one step as one batch.
 
-:class:`Collector` owns the run's :class:`~grove_env.training.selfplay.SelfPlayGames`
+:class:`Collector` owns the run's :class:`~grove_env.training.selfplay.games.SelfPlayGames`
 (one per table; the games stay on the CPU in NumPy) and fills a :class:`Rollout`
 (``[T, B]`` tensors on the learner's device). A step is:
 
@@ -30,10 +30,10 @@ import torch
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.heuristic.advice import advised
 from grove_env.agents.learned.actor import Actor
+from grove_env.training.run.network import ActorCritic
+from grove_env.training.selfplay.games import SelfPlayGames
 
-from ..selfplay import SelfPlayGames
 from .loss import gae, masked_log_probs
-from .model import ActorCritic
 from .update import Samples
 
 

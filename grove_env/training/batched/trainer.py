@@ -1,11 +1,11 @@
 """``backend: batched``: the run's learner is this package's PPO over the batched engine.
 
-:class:`BatchedTrainer` is a :class:`~grove_env.training.run_schedule.RunSchedule` (the
+:class:`BatchedTrainer` is a :class:`~grove_env.training.schedule.RunSchedule` (the
 schedule, evaluations, NashConv, the best policy, Ctrl-C: what the SB3 backend does
 too) whose learner is a loop of :meth:`Collector.collect
 <grove_env.training.batched.rollout.Collector.collect>` and :func:`~grove_env.training.
 batched.update.ppo_update`. A checkpoint folder holds ``model.pt`` (network, optimiser
-and generator state, :mod:`~grove_env.training.batched.model`), the policy in the safe
+and generator state, :mod:`~grove_env.training.run.network`), the policy in the safe
 format, ``pool.pt`` (the opponent snapshots, and the magnet's) and ``state.json``. The
 best policy is ``best_policy.json``/``.pt`` (no SB3 zip).
 
@@ -24,26 +24,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from grove_env.agents.learned.actor import Actor
 from grove_env.agents.learned.policy_files import BEST_POLICY
 from grove_env.agents.learned.safe_policy import save_policy
+from grove_env.training.config import TrainConfig
+from grove_env.training.run import checkpoint
+from grove_env.training.run.directory import atomic_write_text
+from grove_env.training.run.network import (
+    MODEL_FILE,
+    ActorCritic,
+    load_model,
+    read_model,
+    save_model,
+)
+from grove_env.training.schedule import RunSchedule
+from grove_env.training.selfplay.tables import build_opponents, table_games
+from grove_env.training.selfplay.teacher import fit_teacher, report_imitation, teacher_games
 
-from .. import checkpoint
-from ..builders import build_opponents
-from ..config import TrainConfig
-from ..imitation import fit_teacher, teacher_games
-from ..run_dir import atomic_write_text
-from ..run_schedule import RunSchedule
-from ..selfplay import SelfPlayGames
-from ..trainer import report_imitation
-from ..vec_env import table_seed
 from .lanes import LaneCollector, LaneRollout
 from .loss import LossWeights, masked_log_probs, scheduled
-from .model import MODEL_FILE, ActorCritic, load_model, read_model, save_model
 from .rollout import Collector, Rollout, RolloutStats
 from .update import UpdateSettings, ppo_update
 
@@ -55,6 +57,11 @@ def read_checkpoint_model(ckpt: Path) -> dict[str, Any]:
 
 class BatchedTrainer(RunSchedule):
     """One batched run: its games, network, opponent pool, evaluators and schedule."""
+
+    @staticmethod
+    def latest_checkpoint(run_dir: Path) -> Path | None:
+        """The newest intact checkpoint (``model.pt``) a resume starts from."""
+        return checkpoint.latest_intact(run_dir, read_checkpoint_model)
 
     def __init__(
         self, cfg: TrainConfig, run_dir: Path, ckpt: Path | None = None, device: str = "cpu"
@@ -76,7 +83,8 @@ class BatchedTrainer(RunSchedule):
         self.actor: Actor = self.model.actor
         self.opponents = build_opponents(cfg, cfg.seed + 1)
         self.opponents.live = self.actor
-        self.games = self._games(cfg)
+        learners = "live" if cfg.learn_from == "live_seats" else "learner"
+        self.games = table_games(cfg, self.opponents, cfg.seed, learners)
         collector = LaneCollector if cfg.learn_from == "live_seats" else Collector
         self.collector = collector(
             self.games,
@@ -86,20 +94,7 @@ class BatchedTrainer(RunSchedule):
             self.device,
             self.generator,
         )
-        self.magnet: Actor | None = None
-        self.last_magnet = 0
-        state: dict[str, Any] = {}
-        self._step = 0
-        if ckpt is None:
-            if cfg.imitate is not None:
-                self.learn_teacher(cfg.imitate)
-            self.collector.restart(cfg.seed)
-        else:
-            state = self._load(ckpt)
-            self.collector.restart(cfg.seed + 7919 * (1 + self._step))
-        if cfg.magnet == "snapshot" and self.magnet is None:
-            self.magnet = self.actor.frozen_copy()
-        self.collector.magnet = self.magnet
+        state = self._start(ckpt)
         rollout = LaneRollout if cfg.learn_from == "live_seats" else Rollout
         self.rollout: Rollout | LaneRollout = rollout.empty(
             cfg.n_steps,
@@ -118,25 +113,6 @@ class BatchedTrainer(RunSchedule):
         )
         self.start_schedule(self._step, state, resumed=ckpt is not None)
         self.writer = SummaryWriter(str(run_dir / "tb"))
-
-    def _games(self, cfg: TrainConfig) -> list[SelfPlayGames]:
-        """The run's games: ``num_envs`` split evenly over its tables, sharing the opponents."""
-        tables = cfg.table_list()
-        sizes = [len(part) for part in np.array_split(np.arange(cfg.num_envs), len(tables))]
-        return [
-            SelfPlayGames(
-                size,
-                self.opponents,
-                rules=rules,
-                num_players=n,
-                reward=cfg.reward,
-                max_rounds=cfg.max_rounds,
-                learner_seat=cfg.learner_seat,
-                seed=table_seed(cfg.seed, i),
-                learners="live" if cfg.learn_from == "live_seats" else "learner",
-            )
-            for i, ((rules, n), size) in enumerate(zip(tables, sizes))
-        ]
 
     def learn_teacher(self, teacher: str) -> None:
         """The warm start: the network learns the teacher's moves (``imitate``)."""
@@ -164,6 +140,26 @@ class BatchedTrainer(RunSchedule):
         report_imitation(teacher, len(data.actions), cfg.imitate_epochs, stats, began)
 
     # ----------------------------------------------------------------- the learner's part
+    def _start(self, ckpt: Path | None) -> dict[str, Any]:
+        """The weights, pool and games at the start: fresh (after the warm start, if
+        any) or from ``ckpt``, whose saved state is returned."""
+        cfg = self.cfg
+        self.magnet: Actor | None = None
+        self.last_magnet = 0
+        state: dict[str, Any] = {}
+        self._step = 0
+        if ckpt is None:
+            if cfg.imitate is not None:
+                self.learn_teacher(cfg.imitate)
+            self.collector.restart(cfg.seed)
+        else:
+            state = self._load(ckpt)
+            self.collector.restart(cfg.seed + 7919 * (1 + self._step))
+        if cfg.magnet == "snapshot" and self.magnet is None:
+            self.magnet = self.actor.frozen_copy()
+        self.collector.magnet = self.magnet
+        return state
+
     @property
     def step(self) -> int:
         return self._step

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import torch
 
+from grove_env.training.run.network import ActorCritic
+
 from .loss import LossWeights, Minibatch, ppo_loss, uniform_log_probs
-from .model import ActorCritic
 
 
 @dataclass

@@ -1,0 +1,96 @@
+"""A run's tables: its ``num_envs`` games split over ``tables``, seeded, sharing the opponents.
+
+Every learner builds its games here, so the split, the seeds and the opponents' seed are
+written once: table ``i`` of a run seeded ``seed`` takes ``seed + 7919 i`` (table 0 keeps
+``seed``), the opponents ``seed + 1``. :class:`TableGames` steps the tables as one batch
+(slots in table order), for the runs that read the games as rows: the teacher's games,
+the quick evaluations. The SB3 ``VecEnv`` (:mod:`grove_env.training.sb3.vec_env`) and the
+batched backend's collectors step the :class:`~.games.SelfPlayGames` themselves.
+
+>>> table_sizes(4096, 3), table_seed(5, 0), table_seed(5, 2)
+([1366, 1365, 1365], 5, 15843)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grove_env.agents.heuristic.advice import advised
+from grove_env.training.config import TrainConfig
+from grove_env.training.selfplay.games import SelfPlayGames
+from grove_env.training.selfplay.opponents import Opponents
+
+
+def table_seed(seed: int, index: int) -> int:
+    """The seed of table ``index``'s games in a run seeded ``seed`` (table 0 keeps it)."""
+    return seed + 7919 * index
+
+
+def table_sizes(num_envs: int, tables: int) -> list[int]:
+    """``num_envs`` games split as evenly as they go over ``tables`` tables, first ones larger."""
+    return [len(part) for part in np.array_split(np.arange(num_envs), tables)]
+
+
+def build_opponents(cfg: TrainConfig, seed: int) -> Opponents:
+    """Who plays the other seats: the config's opponent mix (the live actor comes later)."""
+    return Opponents(
+        cfg.opponents.weights(),
+        pool_size=cfg.pool_size,
+        sampling=cfg.opponent_sampling,
+        seed=seed,
+    )
+
+
+def table_games(
+    cfg: TrainConfig, opponents: Opponents, seed: int, learners: str = "learner"
+) -> list[SelfPlayGames]:
+    """The run's games, one :class:`SelfPlayGames` per table of the config, seeded from ``seed``."""
+    tables = cfg.table_list()
+    return [
+        SelfPlayGames(
+            size,
+            opponents,
+            rules=rules,
+            num_players=n,
+            reward=cfg.reward,
+            max_rounds=cfg.max_rounds,
+            learner_seat=cfg.learner_seat,
+            seed=table_seed(seed, i),
+            learners=learners,
+        )
+        for i, ((rules, n), size) in enumerate(zip(tables, table_sizes(cfg.num_envs, len(tables))))
+    ]
+
+
+class TableGames:
+    """Several tables' games stepped as one batch: slot ``b`` of table ``i`` is row
+    ``offset_i + b``. With ``advice`` every observation row is followed by its advice
+    (``features: advice``), the network's input."""
+
+    def __init__(self, games: list[SelfPlayGames], advice: bool = False) -> None:
+        self.tables = games
+        self.advice = advice
+        self.num_envs = sum(g.num_games for g in games)
+
+    def restart(self, seed: int) -> np.ndarray:
+        """Every game afresh, table ``i``'s from ``table_seed(seed, i)``; the first rows."""
+        return self._rows(
+            np.concatenate([g.restart(table_seed(seed, i)) for i, g in enumerate(self.tables)])
+        )
+
+    def advance(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+        """Play one decision per slot: ``(rewards, dones, infos)`` in slot order."""
+        bounds = np.cumsum([0] + [g.num_games for g in self.tables])
+        parts = [g.advance(actions[lo:hi]) for g, lo, hi in zip(self.tables, bounds, bounds[1:])]
+        infos = [info for part in parts for info in part[2]]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), infos
+
+    def observe(self) -> np.ndarray:
+        """The rows the policy reads at every slot's acting learning seat."""
+        return self._rows(np.concatenate([g.observe() for g in self.tables]))
+
+    def action_masks(self) -> np.ndarray:
+        return np.concatenate([g.action_masks() for g in self.tables])
+
+    def _rows(self, observations: np.ndarray) -> np.ndarray:
+        return advised(observations) if self.advice else observations
