@@ -8,7 +8,7 @@ predict every later deal) and only finished rounds.
 
 Agent specs come from the page, so only the ones of :class:`AgentMenu` are accepted:
 the registered agents that build without an argument, plus the specs the operator
-allowed on the command line (``grove-web --agent ppo:runs/x/best.zip``), each offered
+allowed on the command line (``grove-web --agent ppo:runs/NAME``, a run directory), each offered
 only at the tables it can play (:func:`grove_env.agents.base.table_refusal`). A spec
 naming a file is never taken from a request: loading a policy file runs code from it.
 An agent that still fails while it plays is replaced by ``random`` for the rest of the
@@ -197,6 +197,13 @@ class PlayTable(Table):
             legal = ", ".join(f"{a} ({move_words(a)})" for a in self.game.legal_actions())
             raise RequestError(f"action {action} is illegal now; legal actions: {legal}")
         self.game.apply_action(action)
+
+    def record(self) -> dict[str, Any]:
+        """The whole game's record, once it is over: before that its finished rounds'
+        deals would show the person tiles their seat never saw."""
+        if not self.finished:
+            raise RequestError("the record of a game you play is ready once the game is over")
+        return {**record_game(self.game, self.labels), "seed": self.seed}
 
 
 class WatchTable(Table):
