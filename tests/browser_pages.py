@@ -109,15 +109,20 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     assert title.startswith(f"Round {done['round']}: suspect {done['culprit']} ")
     cards = panel.locator(".card")
     assert cards.count() == 3 and cards.nth(done["culprit"]).locator(".badge.culprit").count() == 1
-    for slot in range(3):
+    for slot in range(3):  # drawn top first, as labelled
+        assert "top first" in cards.nth(slot).text_content() or not done["stacks"][slot]
         markers = cards.nth(slot).locator(".marker").all_text_contents()
-        assert [m.split()[0] for m in markers] == [f"P{s}" for s in done["stacks"][slot]]
+        assert [m.split()[0] for m in markers] == [f"P{s}" for s in done["stacks"][slot][::-1]]
     first = done["first_player"]  # the unseen badge names who did not look, not the viewer
     badge = cards.nth(done["unseen_slot"]).locator(".badge.unseen").text_content()
     assert badge == ("UNSEEN BY YOU" if first == view["seat"] else f"UNSEEN BY P{first}")
     lines = page.locator("#round-lines li").all_text_contents()
     for slot, to, count in done["penalty_flows"]:
         assert f"Suspect {slot} was innocent: its {count} marker(s) go to P{to}," in " ".join(lines)
+    assert seats_shown(page) == standing_after(done), "the seats table is not that round's"
+    for seat, change in enumerate(done["changes"]):
+        word = "same" if change["score"] == 0 else "better" if change["score"] < 0 else "worse"
+        assert word in page.locator(f"#seats tr[data-seat='{seat}'] .change").text_content()
     before = drawn(page)
     if use_keys:
         page.keyboard.press("Enter")
@@ -127,15 +132,39 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     assert panel.is_hidden()
 
 
+def seats_shown(page: Page) -> list[tuple[int, int, int]]:
+    """``(coloured, penalty, score)`` per seat as the seats table shows them."""
+    rows = page.locator("#seats tbody tr").all()
+    return [
+        tuple(int(r.locator(f"td.{k}").text_content().split()[-1]) for k in ("coloured", "penalty"))
+        + (int(r.locator("td.score .count").text_content()),)
+        for r in rows
+    ]
+
+
+def standing_after(done: dict) -> list[tuple[int, int, int]]:
+    """``(coloured, penalty, score)`` per seat in a finished round's record."""
+    return list(zip(done["coloured"], done["penalty"], done["scores"]))
+
+
 def check_hints(page: Page, view: dict) -> None:
-    """The hints panel lists every legal move (computed for this very view)."""
+    """The hints panel lists every legal move (computed for this very view), marks the one
+    with the fewest expected penalty markers, and has no blank header."""
     page.wait_for_selector(f"#hints[data-draw='{drawn(page)}']")
     rows = page.locator("#hints-table tbody tr")
     shown = [int(r.get_attribute("data-action")) for r in rows.all()]
     assert shown == [m["action"] for m in view["legal"]]
-    if view["phase"] == "accuse":
-        penalties = page.locator("#hints-table td.penalty").all_text_contents()
-        assert all(float(p) >= 0 for p in penalties)
+    headers = page.locator("#hints-table th").all_text_contents()
+    assert all(h.strip() for h in headers) and "fewer is better" in headers[1]
+    if view["phase"] != "look":
+        penalties = [float(p) for p in page.locator("#hints-table td.penalty").all_text_contents()]
+        assert all(p >= 0 for p in penalties)
+        marked = page.locator("#hints-table tr.recommended")
+        assert marked.count() == 1 and "recommended" in marked.text_content()
+        assert float(marked.locator("td.penalty").text_content()) == min(penalties)
+    if (view["rules"], view["num_players"]) == ("classic", 4):
+        zoo = "chance zoo:classic-4p plays it"
+        assert zoo in headers and rows.first.locator("td.policy").text_content().endswith("%")
 
 
 def play_to_the_end(

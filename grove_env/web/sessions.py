@@ -260,8 +260,5 @@ class Replay:
         """The table after ``step`` moves, from ``seat`` (``None``: the whole table)."""
         game, labels = self.game_at(step), self.labels
         view = table_view(game, labels) if seat is None else seat_view(game, seat, labels)
-        view["step"], view["steps"], view["last_move"] = step, len(self.steps), None
-        if step > 0:
-            mover, action = self.steps[step - 1]
-            view["last_move"] = {"seat": mover, "action": action, "name": move_words(action)}
+        view["step"], view["steps"] = step, len(self.steps)
         return view

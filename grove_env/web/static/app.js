@@ -47,7 +47,7 @@ function refreshForm(form) {
   const rules = form.querySelector(".rules");
   const players = form.querySelector(".players");
   fillSelect(players, state.options.rules[rules.value], players.value || 4);
-  showRules(rules.value);
+  showRules(rules.value, players.value);
   const n = Number(players.value);
   const seatSelect = form.querySelector("#play-seat");
   if (seatSelect) fillSelect(seatSelect, [...Array(n).keys()], seatSelect.value || 0);
@@ -64,9 +64,10 @@ function refreshForm(form) {
   }));
 }
 
-function showRules(rules) {
+function showRules(rules, players) {
   const words = state.options.words[rules];
   $("#rules-goal").textContent = words.goal;
+  $("#rules-tiles").textContent = words.tiles[players];
   $("#rules-round").replaceChildren(...words.round.map((line) => el("li", {}, line)));
   $("#rules-markers").textContent = words.markers;
   $("#rules-end").textContent = words.end;
@@ -118,9 +119,9 @@ function drawSuspect(suspect, culprit, view) {
   if (suspect.unseen) badges.append(el("span", { class: "badge unseen", title: "the first player left this suspect unseen" }, `UNSEEN BY ${by}`));
   if (suspect.tampered) badges.append(el("span", { class: "badge tampered" }, "TAMPERED"));
   if (culprit) badges.append(el("span", { class: "badge culprit" }, "CULPRIT"));
-  const stack = el("ol", { class: "stack", "aria-label": `stack on suspect ${suspect.slot}, bottom to top` },
-    ...suspect.stack.map((seat, k) => marker(seat, k === suspect.stack.length - 1)));
-  const label = suspect.stack.length ? "stack, bottom to top:" : "no markers";
+  const stack = el("ol", { class: "stack", "aria-label": `stack on suspect ${suspect.slot}, top first` },
+    ...suspect.stack.map((seat, k) => marker(seat, k === suspect.stack.length - 1)).reverse());
+  const label = suspect.stack.length ? "stack, top first:" : "no markers";
   return el("div", { class: `card${culprit ? " culprit" : ""}`, "data-slot": String(suspect.slot) },
     el("h3", {}, `Suspect ${suspect.slot}`), drawTile(suspect.tile), badges,
     el("span", { class: "stack-label" }, label), stack);
@@ -163,16 +164,30 @@ function chips(count, kind, seat) {
   return el("span", { "aria-label": `${count} ${kind}` }, ...Array.from({ length: count }, () => el("span", { class: chipClass })), ` ${count}`);
 }
 
-function drawSeats(view) {
+// A score change in words: fewer markers counted is better.
+function scoreChange(change) {
+  if (!change) return "";
+  if (change.score === 0) return "±0, same";
+  return `${change.score > 0 ? "+" : "−"}${Math.abs(change.score)}, ${change.score < 0 ? "better" : "worse"}`;
+}
+
+// The seats' counts: now, or (``r``, a finished round) as that round left them; under
+// each score its change in the last finished round.
+function drawSeats(view, r) {
+  const last = r || view.rounds[view.rounds.length - 1];
+  $("#seats-caption").textContent = `${r ? `Seats after round ${r.round}` : "Seats"} (score: fewer is better)`;
   $("#seats tbody").replaceChildren(...view.seats.map((s) => {
-    const turn = !view.over && view.to_act === s.seat;
-    const notes = [turn ? "▶ to act" : "", view.first_player === s.seat ? "first player" : ""].filter(Boolean);
+    const turn = !r && !view.over && view.to_act === s.seat;
+    const first = r ? r.first_player : view.first_player;
+    const notes = [turn ? "▶ to act" : "", first === s.seat ? "first player" : ""].filter(Boolean);
+    const [coloured, penalty, score] = r ? [r.coloured[s.seat], r.penalty[s.seat], r.scores[s.seat]] : [s.coloured, s.penalty, s.score];
     return el("tr", { class: turn ? "to-act" : "", "data-seat": String(s.seat) },
-      el("td", {}, el("span", { class: `marker p${s.seat}` }, `P${s.seat}`)),
-      el("td", {}, seatLabel(view, s.seat)),
-      el("td", { class: "coloured" }, chips(s.coloured, "coloured", s.seat)),
-      el("td", { class: "penalty" }, chips(s.penalty, "penalty", s.seat)),
-      el("td", { class: "score" }, String(s.score)), el("td", {}, notes.join(", ")));
+      el("td", { class: "player" }, el("span", { class: `marker p${s.seat}` }, `P${s.seat}`), ` ${seatLabel(view, s.seat)}`,
+        el("small", { class: "notes" }, notes.join(", "))),
+      el("td", { class: "coloured" }, chips(coloured, "coloured", s.seat)),
+      el("td", { class: "penalty" }, chips(penalty, "penalty", s.seat)),
+      el("td", { class: "score" }, el("span", { class: "count" }, String(score)),
+        el("small", { class: "change" }, last ? scoreChange(last.changes[s.seat]) : "")));
   }));
 }
 
@@ -192,9 +207,23 @@ function drawActions(view) {
   }
 }
 
+const ordinal = (k) => `${k}${["th", "st", "nd", "rd"][(k % 100 > 10 && k % 100 < 14) || k % 10 > 3 ? 0 : k % 10]}`;
+
+// "You finished 2nd of 4 (tied with P1)", for the seat whose view this is.
+function placeWords(view) {
+  if (view.seat === null) return "";
+  const rank = view.standings[view.seat];
+  const tied = view.seats.map((s) => s.seat).filter((s) => s !== view.seat && view.standings[s] === rank);
+  const who = state.mode === "play" ? "You" : `P${view.seat}`;
+  const ties = tied.length ? ` (tied with ${tied.map((s) => `P${s}`).join(", ")})` : "";
+  return `${who} finished ${ordinal(rank)} of ${view.num_players}${ties}.`;
+}
+
 function drawResult(view) {
   $("#result").hidden = !view.over;
   if (!view.over) return;
+  $("#place").textContent = placeWords(view);
+  $("#play-again").hidden = state.mode !== "play";
   $("#end-reason").textContent = view.truncated ? "The game was cut off at the round limit." : view.end_reason;
   const order = view.seats.map((s) => s.seat).sort((a, b) => view.standings[a] - view.standings[b] || a - b);
   $("#standings tbody").replaceChildren(...order.map((seat) => el("tr", { "data-seat": String(seat), "data-rank": String(view.standings[seat]) },
@@ -225,13 +254,15 @@ function drawRoundResult(view, r) {
   }
   r.changes.forEach((c, s) => {
     const parts = [];
-    if (c.penalty) parts.push(`${c.penalty > 0 ? "+" : ""}${c.penalty} penalty`);
-    if (c.coloured) parts.push(`${c.coloured > 0 ? "+" : ""}${c.coloured} coloured`);
-    lines.push(`${whoName(view, s)}: ${parts.length ? parts.join(", ") : "no change"}.`);
+    if (c.penalty) parts.push(`${c.penalty > 0 ? "+" : "−"}${Math.abs(c.penalty)} penalty`);
+    if (c.coloured) parts.push(`${c.coloured > 0 ? "+" : "−"}${Math.abs(c.coloured)} coloured`);
+    const counts = parts.length ? parts.join(", ") : "no markers changed";
+    lines.push(`${whoName(view, s)}: ${counts}; score ${r.scores[s]} (${scoreChange(c)}).`);
   });
   $("#round-lines").replaceChildren(...lines.map((line) => el("li", {}, line)));
-  drawSeats(view);
+  drawSeats(view, r);
   $("#moves").replaceChildren();
+  $("#last-move").textContent = "";
   $("#last-round").textContent = describeRound(r);
   $("#board").dataset.draws = String(++state.draws);  // tests wait on this
   $("#continue-button").focus();
@@ -251,12 +282,15 @@ async function drawHints(view) {
   const hints = await api("GET", `/api/play/${state.id}/hints`);
   if (draw !== state.draws) return;  // a newer view is on screen
   $("#hints-note").textContent = hints.note;
-  $("#hints-policy").textContent = hints.policy ? `${hints.policy} plays it` : "";
-  const number = (x, digits, signed) => (x === null ? "–" : `${signed && x > 0 ? "+" : ""}${x.toFixed(digits)}`);
-  $("#hints-table tbody").replaceChildren(...hints.moves.map((m) => el("tr", { "data-action": String(m.action) },
-    el("td", {}, m.name), el("td", { class: "penalty" }, number(m.penalty, 2, false)),
-    el("td", {}, number(m.value, 3, true)),
-    el("td", {}, m.policy === null ? "" : `${Math.round(100 * m.policy)}%`))));
+  $("#hints-table thead").replaceChildren(el("tr", {}, el("th", {}, "move"), el("th", {}, hints.unit),
+    ...hints.policies.map((spec) => el("th", { class: "policy" }, `chance ${spec} plays it`))));
+  $("#hints-table tbody").replaceChildren(...hints.moves.map((m) => {
+    const best = m.action === hints.recommended;
+    return el("tr", { "data-action": String(m.action), class: best ? "recommended" : "" },
+      el("td", {}, best ? `★ ${m.name} (recommended)` : m.name),
+      el("td", { class: "penalty" }, m.penalty === null ? "– (alike)" : m.penalty.toFixed(2)),
+      ...hints.policies.map((spec) => el("td", { class: "policy" }, `${Math.round(100 * m.policies[spec])}%`)));
+  }));
   box.dataset.draw = String(draw);
 }
 
@@ -284,7 +318,7 @@ function draw(view) {
   $("#moves").replaceChildren(...view.moves.map((m) => el("li", {}, m)));
   $("#last-round").textContent = last ? describeRound(last) : "none yet";
   const move = view.last_move;
-  $("#last-move").textContent = move ? `Last move: P${move.seat}: ${move.name}` : "";
+  $("#last-move").textContent = move ? `Last move: P${move.seat}: ${move.name}` : "Last move: none yet";
   if (view.step !== undefined) {
     $("#step").textContent = String(view.step);
     $("#replay-slider").value = String(view.step);
@@ -303,10 +337,17 @@ function fillViewSelect(n) {
 }
 
 // ------------------------------------------------------------------ the three modes
+// Once a game starts the rules fold away (its summary opens them again).
+function started() {
+  $("#rules-panel").open = false;
+  showError(null);
+}
+
 async function startPlay(form) {
   const { id, view } = await api("POST", "/api/play", formRequest(form));
   state.id = id;
   state.roundsShown = 0;
+  started();
   $("#view-select").parentElement.hidden = true;
   $("#hints-toggle").hidden = false;
   $("#watch-controls").hidden = true;
@@ -331,6 +372,7 @@ async function startWatch(form) {
   const request = formRequest(form);
   const { id, view } = await api("POST", "/api/watch", request);
   state.id = id;
+  started();
   fillViewSelect(request.players);
   $("#view-select").parentElement.hidden = false;
   $("#hints-toggle").hidden = true;
@@ -360,8 +402,12 @@ function toggleRunning() {
 
 async function startReplay(file) {
   const text = await file.text();
-  const { id, steps, view } = await api("POST", "/api/replay", text);
+  const { id, steps, view } = await api("POST", "/api/replay", text).catch((err) => {
+    throw new Error(`${file.name} is not a game record this page can replay (a record is the file that `
+      + `"Download record" saves). What is wrong with it: ${err.message}`);
+  });
   state.id = id;
+  started();
   state.steps = steps;
   fillViewSelect(view.num_players);
   $("#view-select").parentElement.hidden = false;
@@ -381,7 +427,7 @@ async function showStep(step) {
 }
 
 async function downloadRecord() {
-  const record = await api("GET", `/api/watch/${state.id}/record`);
+  const record = await api("GET", `/api/${state.mode}/${state.id}/record`);
   const link = el("a", { href: URL.createObjectURL(new Blob([JSON.stringify(record)], { type: "application/json" })), download: "grove-record.json" });
   link.click();
   URL.revokeObjectURL(link.href);
@@ -431,6 +477,8 @@ async function init() {
   $("#step-button").addEventListener("click", guard(watchStep));
   $("#record-button").addEventListener("click", guard(downloadRecord));
   $("#continue-button").addEventListener("click", goOn);
+  $("#again-button").addEventListener("click", () => guard(startPlay)($("#form-play")));
+  $("#play-record-button").addEventListener("click", guard(downloadRecord));
   $("#hints-on").addEventListener("change", () => { if (state.view && $("#round-result").hidden) drawHints(state.view).catch(showError); });
   $("#run-button").addEventListener("click", toggleRunning);
   $("#first-button").addEventListener("click", guard(() => showStep(0)));
