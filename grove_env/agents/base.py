@@ -8,7 +8,7 @@ stateless: ``reset()`` exists for agents that keep memory (a human's screen, a
 recurrent policy) and is called between games.
 
 Specs (:data:`SPEC_HELP`, for command lines' ``--help``): ``random``, ``greedy``,
-``heuristic``, ``human``, ``ppo:PATH`` (a policy saved by ``train.py``, loaded without
+``heuristic``, ``human``, ``ppo:RUN`` (a policy saved by ``train.py``, loaded without
 running code), ``zoo:<rules>-<n>p`` (the policy shipped for a table) and ``sb3:PATH``
 (a raw stable-baselines3 zip: loading it can run code).
 A spec may carry options after a colon for agents that take them, e.g. ``ppo:runs/x``.
@@ -114,8 +114,9 @@ SPEC_HELP = """agent specs:
   cfr        the solved two-player game (CFR+ round by round over the marker
              states), shipped for 2-player tables
   cfr-round  the solved two-player round (CFR+, markers reward), the same in every round
-  ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
-             policy .json; loads weights only, never runs code from the file;
+  ppo:RUN    a policy saved by train.py: RUN is the run directory it printed, e.g.
+             ppo:runs/smoke-s0-<time> (its best policy), or a policy .json in it;
+             loads weights only, never runs code from the file;
              plays its most likely move, or samples where its card says play: sample
   zoo:TABLE  the trained policy shipped for a table, e.g. zoo:revised-2p
              (classic-2p..4p, revised-2p..5p); safe format, as ppo: plays it

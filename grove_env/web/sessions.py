@@ -8,7 +8,7 @@ predict every later deal) and only finished rounds.
 
 Agent specs come from the page, so only the ones of :class:`AgentMenu` are accepted:
 the registered agents that build without an argument, plus the specs the operator
-allowed on the command line (``grove-web --agent ppo:runs/NAME``, a run directory), each offered
+allowed on the command line (``grove-web --agent ppo:RUN``, a run directory), each offered
 only at the tables it can play (:func:`grove_env.agents.base.table_refusal`). A spec
 naming a file is never taken from a request: loading a policy file runs code from it.
 An agent that still fails while it plays is replaced by ``random`` for the rest of the

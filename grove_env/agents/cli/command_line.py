@@ -56,7 +56,7 @@ def specs_help(flag: str, listed: str, each: str = "table position") -> str:
     """The ``--help`` lines on agent specs: repeat ``flag`` once per ``each``, or ``listed``."""
     return (
         f"agents: {', '.join(agent_names())}. A spec may carry options after a colon:\n"
-        "heuristic:noise=0.2,aim=1, ppo:PATH (a run directory or a saved policy).\n"
+        "heuristic:noise=0.2,aim=1, ppo:RUN (the run directory train.py printed).\n"
         f"Repeat {flag} SPEC once per {each};\n{listed} is short for specs without options\n"
         f"({SPECS_WITH_OPTIONS.format(flag=flag)}).\n{SPEC_HELP}"
     )
