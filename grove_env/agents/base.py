@@ -146,8 +146,8 @@ def agent_names() -> list[str]:
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split a spec into name and argument.
 
-    >>> parse_spec("ppo:runs/a/best.zip"), parse_spec("random")
-    (('ppo', 'runs/a/best.zip'), ('random', None))
+    >>> parse_spec("ppo:runs/a"), parse_spec("random")
+    (('ppo', 'runs/a'), ('random', None))
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
