@@ -264,6 +264,7 @@ function drawRoundResult(view, r) {
   $("#moves").replaceChildren();
   $("#last-move").textContent = "";
   $("#last-round").textContent = describeRound(r);
+  $("#continue-button").replaceChildren(view.over ? "Final standings " : "Next round ", el("kbd", {}, "Enter"));
   $("#board").dataset.draws = String(++state.draws);  // tests wait on this
   $("#continue-button").focus();
 }
