@@ -32,6 +32,8 @@ if CHROMIUM is None:
 
 from web_server import serving  # noqa: E402
 
+from grove_env.record import record_game  # noqa: E402
+from grove_env.rules import get_rules  # noqa: E402
 from grove_env.web.app import create_app  # noqa: E402
 from grove_env.web.views import seat_view  # noqa: E402
 
@@ -99,8 +101,9 @@ def wait_drawn(page: Page, before: int) -> None:
     page.wait_for_function(f"Number(document.querySelector('#board').dataset.draws) > {before}")
 
 
-def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
-    """The round that just ended is on screen, the next round's table is not; then go on."""
+def check_round_result(page: Page, view: dict, use_keys: bool, record: dict) -> None:
+    """The round that just ended is on screen, the next round's table is not, and the
+    seats table is the standing of that round in the game's ``record``; then go on."""
     done = view["rounds"][-1]
     panel = page.locator("#round-result")
     assert panel.is_visible() and page.locator("#actions").is_hidden()
@@ -119,7 +122,10 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     lines = page.locator("#round-lines li").all_text_contents()
     for slot, to, count in done["penalty_flows"]:
         assert f"Suspect {slot} was innocent: its {count} marker(s) go to P{to}," in " ".join(lines)
-    assert seats_shown(page) == standing_after(done), "the seats table is not that round's"
+    result = record["rounds"][done["round"] - 1]["result"]
+    rules = get_rules(view["rules"])
+    scores = [rules.score(c, p) for c, p in zip(result["coloured"], result["penalty"])]
+    assert seats_shown(page) == list(zip(result["coloured"], result["penalty"], scores))
     for seat, change in enumerate(done["changes"]):
         word = "same" if change["score"] == 0 else "better" if change["score"] < 0 else "worse"
         assert word in page.locator(f"#seats tr[data-seat='{seat}'] .change").text_content()
@@ -140,11 +146,6 @@ def seats_shown(page: Page) -> list[tuple[int, int, int]]:
         + (int(r.locator("td.score .count").text_content()),)
         for r in rows
     ]
-
-
-def standing_after(done: dict) -> list[tuple[int, int, int]]:
-    """``(coloured, penalty, score)`` per seat in a finished round's record."""
-    return list(zip(done["coloured"], done["penalty"], done["scores"]))
 
 
 def check_hints(page: Page, view: dict) -> None:
@@ -204,7 +205,7 @@ def play_to_the_end(
             rounds_shown = len(view["rounds"])
             if on_result is not None:
                 on_result()
-            check_round_result(page, view, use_keys)
+            check_round_result(page, view, use_keys, record_game(table.game))
         if after is not None:
             after(len(views))
     return views
