@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from grove_env.grove_v1 import raw_env
+
 from ..base import make_agent, table_refusal
 from ..scripted.styles import STYLE_NAMES
 from .bradley_terry import ELO, Fit, bootstrap_fit
@@ -61,7 +63,7 @@ def league_pool(
         try:
             refusal = table_refusal(spec, rules, num_players)
             if refusal is None:
-                make_agent(spec, seed=0)
+                first_move(spec, rules, num_players)
         except Exception as exc:  # a plugin or a model file fails in its own ways
             refusal = f"{spec}: {type(exc).__name__}: {exc}".splitlines()[0]
         if refusal is None:
@@ -71,6 +73,16 @@ def league_pool(
     if ANCHOR not in pool:
         raise ValueError(f"the league's anchor {ANCHOR!r} is not in the pool")
     return pool, notes
+
+
+def first_move(spec: str, rules: str, num_players: int) -> None:
+    """Build the agent ``spec`` names and ask it for the first move of a game: an agent
+    that fails there (a broken plugin) fails before the league starts."""
+    env = raw_env(num_players=num_players, rules=rules)
+    env.reset(seed=0)
+    agent = make_agent(spec, seed=0)
+    agent.reset()
+    agent.act(env.last()[0])
 
 
 def block_lineup(pool_size: int, num_players: int, block: int, seed: int) -> tuple[int, ...]:
