@@ -117,6 +117,7 @@ _REGISTRY: dict[str, str | AgentFactory] = {
     "bluffer": "grove_env.agents.scripted.styles:make_bluffer",
     "cfr": "grove_env.agents.learned.cfr_agent:make",
     "cfr-round": "grove_env.agents.learned.cfr_agent:make_round",
+    "text": "grove_env.agents.heuristic.text_reader:make",
 }
 
 # name -> "module:attribute" of ``check(arg, rules, num_players) -> str | None`` for the
@@ -133,6 +134,7 @@ SPEC_HELP = """agent specs:
   stack-avoider, piler, follower, contrarian, bluffer   the gauntlet's styles
   cfr        the solved two-player game (CFR+ round by round over the marker
              states), shipped for 2-player tables
+  text       the heuristic's rule, played through the text mode (JSON in, move names out)
   cfr-round  the solved two-player round (CFR+, markers reward), the same in every round
   ppo:PATH   a policy saved by train.py: a run directory (its best policy) or a
              policy .json; loads weights only, never runs code from the file;
