@@ -106,3 +106,15 @@ def test_the_recorder_reads_the_last_stdout_line_and_stops_on_failure(tmp_path: 
     (tmp_path / "r.json").unlink()
     done = record(tmp_path, sys.executable, "-c", "raise SystemExit(3)")
     assert done.returncode == 3 and not (tmp_path / "r.json").exists()
+
+
+def test_the_league_page_shows_each_rating_with_the_nashconv_already_measured() -> None:
+    (source,) = (DATA / "league").glob("classic-4p.json")
+    record = json.loads(source.read_text())
+    zoo = next(a for a in record["result"]["agents"] if a["agent"] == "zoo:classic-4p")
+    measured = {("classic", 4, "zoo:classic-4p"): 0.0939}
+    text = pages.page("league", [("classic-4p", record)], measured)
+    row = f"| zoo:classic-4p | {zoo['rating']:.0f} | [{zoo['ci_low']:.0f}, {zoo['ci_high']:.0f}]"
+    assert f"{row} | {zoo['games']:,} | 0.0939 |" in text
+    assert "| random | 0 | [0, 0] |" in text
+    assert "| zoo:classic-4p |" in pages.page("league", [("classic-4p", record)])
