@@ -123,3 +123,11 @@ def test_the_command_rates_the_pool_and_writes_json(tmp_path: Path) -> None:
     agents = {row["agent"]: row for row in summary["agents"]}
     assert {"random", "heuristic", "zoo:revised-3p", "bluffer"} <= set(agents)
     assert agents["random"]["rating"] == 0.0 and summary["games"] == 30
+
+
+@pytest.mark.slow
+def test_workers_play_the_same_games() -> None:
+    alone, shared = small_league(), small_league()
+    play_blocks(alone, range(0, 24))
+    play_blocks(shared, range(0, 24), workers=2)
+    assert alone.games == shared.games
