@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 from positions import TABLES
 from test_observation import known_deal_indices, observe_after, random_round_actions
 
@@ -80,6 +81,12 @@ def test_anything_but_a_move_name_is_one_line(text: object) -> None:
     with pytest.raises(ValueError) as caught:
         parse_move(text)  # type: ignore[arg-type]
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's notes on Dict observations
+@pytest.mark.parametrize(("rules", "n"), [TABLES[0], TABLES[-1]])
+def test_the_wrapper_passes_pettingzoos_api_test(rules: str, n: int) -> None:
+    api_test(TextObservations(grove_v1.env(num_players=n, rules=rules)), num_cycles=200)
 
 
 def test_the_wrapper_serves_the_text_mode_and_takes_moves_by_name() -> None:
