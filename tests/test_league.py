@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -131,3 +132,12 @@ def test_workers_play_the_same_games() -> None:
     play_blocks(alone, range(0, 24))
     play_blocks(shared, range(0, 24), workers=2)
     assert alone.games == shared.games
+
+
+def test_a_missing_choix_is_one_line_before_any_game(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "choix", None)  # import choix raises ImportError
+    assert main(["--players", "2", "--games", "4"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs choix" in err

@@ -70,8 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_choix() -> None:
+    """A failure now, not after the games, if the fit's library is missing."""
+    try:
+        import choix  # noqa: F401 - only to see that it loads
+    except ImportError as exc:
+        why = f"the league needs choix (pip install 'grove-env[agents]'): {describe(exc)}"
+        raise CommandError(why) from None
+
+
 def _check_inputs(args: argparse.Namespace) -> tuple[str, int, list[str]]:
     """The table and the added specs, once every input and output is known good."""
+    check_choix()
     tables = tables_of(args.rules, args.players)
     if len(tables) != 1:
         raise usage_error(f"a league plays one table, but {len(tables)} were asked for")
