@@ -38,6 +38,7 @@ TITLES = {
     "training": "Training runs",
     "curves": "NashConv curves of training methods",
     "benchmark": "Benchmarks",
+    "league": "League",
 }
 
 Record = tuple[str, dict[str, Any]]  # (file name without .json, the record)
@@ -269,6 +270,56 @@ def benchmark_page(records: list[Record]) -> list[str]:
     return lines
 
 
+NashConvs = dict[tuple[str, int, str], float]  # (rules, players, spec) -> one round, markers
+
+
+def exact_nash_convs(
+    nashconv: list[Record], cards: list[tuple[str, dict[str, Any] | None]]
+) -> NashConvs:
+    """The one-round NashConv (markers) already measured for each agent and table: the
+    ``nashconv`` records and the zoo's cards. Nothing is computed here."""
+    found: NashConvs = {}
+    for _, record in nashconv:
+        r = record["result"]
+        if not r["whole_game"]:
+            found[(r["rules"], r["players"], r["agent"])] = r["nash_conv"]
+    for table, card in cards:
+        if card is not None and card["nash_conv"].get("one_round_markers") is not None:
+            rules, _, players = table.partition("-")
+            found[(rules, int(players[:-1]), card["spec"])] = card["nash_conv"]["one_round_markers"]
+    return found
+
+
+def league_page(records: list[Record], nash_convs: NashConvs) -> list[str]:
+    """``grove-league`` records: one table per table of the game, best first."""
+    lines = [
+        "Every shipped agent that sits at the table (and any added with `--agent`) in",
+        "seat-rotated games across the pool; one Bradley–Terry model (`choix`) fitted to the",
+        "pairwise results by final rank, on the Elo scale with `random` at 0, and 95%",
+        "intervals from a bootstrap over games (`grove_env.agents.arena.league`). NashConv:",
+        "the agent's exact one-round NashConv (markers) at that table where it has been",
+        "measured ([Exploitability](nashconv.md), [the zoo](zoo-cards.md)); blank where not.",
+        "A command with `--results` resumes the league kept there: its time is that of the",
+        "games it added.",
+        "",
+    ]
+    for name, record in records:
+        r = record["result"]
+        found = [nash_convs.get((r["rules"], r["num_players"], a["agent"])) for a in r["agents"]]
+        rows = [
+            [a["agent"], f"{a['rating']:.0f}", f"[{a['ci_low']:.0f}, {a['ci_high']:.0f}]",
+             a["games"], "" if nc is None else f"{nc:.4f}"]  # one format for every NashConv
+            for a, nc in zip(r["agents"], found)
+        ]  # fmt: skip
+        lines += [f"## {r['rules']} {r['num_players']}p ({name})", ""]
+        lines += [f"{r['games']:,} games ({r['blocks']:,} line-ups of {r['num_players']}, "
+                  f"seats rotated), seed {r['seed']}; {r['interval']}.", ""]  # fmt: skip
+        lines += table(["agent", "rating", "95% CI", "games", "NashConv one round"], rows)
+        lines += [f"Note: {n}" for n in r["notes"]] + ([""] if r["notes"] else [])
+        lines += provenance("league", name, record)
+    return lines
+
+
 PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
     "gauntlet": gauntlet_page,
     "nashconv": nashconv_page,
@@ -278,9 +329,11 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
 }
 
 
-def page(kind: str, records: list[Record]) -> str:
-    """The MyST text of ``docs/results/<kind>.md``."""
+def page(kind: str, records: list[Record], nash_convs: NashConvs | None = None) -> str:
+    """The MyST text of ``docs/results/<kind>.md`` (the league's with ``nash_convs``)."""
     maker = PAGE_MAKERS.get(kind, benchmark_page)
+    if kind == "league":
+        maker = lambda found: league_page(found, nash_convs or {})  # noqa: E731
     body = maker(records) if records else ["No records yet (see [Results](index.md))."]
     head = [
         f"# {TITLES.get(kind, kind.capitalize())}",
@@ -303,8 +356,10 @@ def outputs(
 ) -> dict[Path, str]:
     """Every page this script writes, with its text."""
     kinds = {kind: [] for kind in TITLES} | load(data)
-    out = {pages / f"{kind}.md": page(kind, records) for kind, records in kinds.items()}
-    out[pages / "zoo-cards.md"] = zoo_page(zoo_cards(zoo))
+    cards = zoo_cards(zoo)
+    nash_convs = exact_nash_convs(kinds["nashconv"], cards)
+    out = {pages / f"{kind}.md": page(kind, records, nash_convs) for kind, records in kinds.items()}
+    out[pages / "zoo-cards.md"] = zoo_page(cards)
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
     return out

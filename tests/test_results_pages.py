@@ -139,3 +139,15 @@ def test_no_docs_page_holds_an_absolute_machine_path() -> None:
         if MACHINE.search(line)
     ]
     assert not found, found
+
+
+def test_the_league_page_shows_each_rating_with_the_nashconv_already_measured() -> None:
+    (source,) = (DATA / "league").glob("classic-4p.json")
+    record = json.loads(source.read_text())
+    zoo = next(a for a in record["result"]["agents"] if a["agent"] == "zoo:classic-4p")
+    measured = {("classic", 4, "zoo:classic-4p"): 0.0939}
+    text = pages.page("league", [("classic-4p", record)], measured)
+    row = f"| zoo:classic-4p | {zoo['rating']:.0f} | [{zoo['ci_low']:.0f}, {zoo['ci_high']:.0f}]"
+    assert f"{row} | {zoo['games']:,} | 0.0939 |" in text
+    assert "| random | 0 | [0, 0] |" in text
+    assert "| zoo:classic-4p |" in pages.page("league", [("classic-4p", record)])

@@ -104,6 +104,15 @@ def test_evaluate() -> None:
 
 
 @pytest.mark.slow  # a subprocess that trains, plays or serves
+def test_text_agents() -> None:
+    out = run_tutorial("text_agents.py")
+    assert "JSON fields: accusations, first_player, legal_moves" in out
+    assert "a bad reply is one line: 'accuse the gardener' is not a move" in out
+    assert re.search(r"model\s+0\.\d+", out)
+    assert "Gauntlet of text: classic rules, 4 players" in out
+
+
+@pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_exploitability() -> None:
     from grove_env.analysis.best_response import exploitability
     from grove_env.analysis.policies import policy_of

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from grove_env.actions import NUM_ACTIONS
-from grove_env.agents.base import Agent, agent_names, make_agent, table_refusal
+from grove_env.agents.base import Agent, PluginError, agent_names, make_agent, table_refusal
 from grove_env.agents.learned.policy_files import zoo_shipped
 from grove_env.core import Game
 from grove_env.messages import describe, one_line
@@ -60,6 +60,11 @@ class AgentMenu:
         for spec in [n for n in agent_names() if n not in NOT_ON_THE_WEB] + zoo + list(extra):
             try:
                 make_agent(spec, seed=0)
+            except PluginError as err:  # another package's agent: one line, the rest play
+                if spec in extra:
+                    raise ValueError(f"--agent {spec}: {describe(err)}") from None
+                log.warning("%s; not offered", describe(err))
+                continue
             except (ValueError, OSError) as err:  # needs an argument, or a file that fails
                 if spec in extra:
                     raise ValueError(f"--agent {spec}: {describe(err)}") from None

@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 
 from grove_env.messages import describe, one_line
 
-from ..base import SPEC_HELP, Agent, agent_names, make_agent, parse_spec
+from ..base import SPEC_HELP, Agent, PluginError, agent_names, make_agent, parse_spec
 from ..learned.policy_files import ModelFileError
 
 USAGE = 2
@@ -100,6 +100,9 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
     except CommandError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.code
+    except PluginError as exc:  # another package's agent failed in a game
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return FAILURE
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED

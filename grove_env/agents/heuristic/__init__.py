@@ -4,6 +4,7 @@
 - :mod:`.style_model`: what each style would do at every deal, and how well each style
   explains the accusations so far.
 - :mod:`.advice`: the search taken apart as network input features.
+- :mod:`.text_reader`: ``text``, the heuristic's rule read from the JSON view alone.
 
 Imports: :mod:`grove_env.agents.base`, :mod:`~grove_env.agents.views`,
 :mod:`~grove_env.agents.scripted` and the game layer.
