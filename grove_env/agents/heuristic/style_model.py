@@ -15,6 +15,13 @@ seat saw and peeked, so it rebuilds each seat's view exactly and asks the style'
   each of the observer's three possible accusations, per deal: one path each, since the
   styles are deterministic (their noise is priced by the caller).
 
+Asking is a look-up. A view is a code (:class:`grove_env.odds.ViewCoder`), the sum of
+what its parts add, so the views of every seat in every deal are a few additions of
+codes shared by the deals; and the views fall into a few hundred classes of culprit
+counts. A style decides from its counts, the stacks and the previous accusation, so
+:func:`decisions` tables the style's own ``accusation`` once over those classes, and
+:func:`bluffer_swaps` the bluffer's swap over every view.
+
 Rows are grouped by position in the round (``position``, the same for every row of a
 call), so which relative seat accuses at which position is fixed: the first player is
 relative seat ``-position mod n``.
@@ -22,40 +29,62 @@ relative seat ``-position mod n``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from grove_env.odds import culprit_counts
-from grove_env.rules import RuleSet
+from grove_env.odds import ViewCoder, every_view, table_radix, view_coder
+from grove_env.rules import MAX_PLAYERS, RuleSet
 
-from ..scripted.styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap, lowest, stack_key
+from ..scripted.styles import ACCUSERS, READ_STACKS, accusation, bluffer_swap
 from ..views.possible_deals import Deals
-from ..views.rows import Rows, counts_of, hot
+from ..views.rows import Rows, hot
 
 STYLES: tuple[str, ...] = ACCUSERS
 """The deterministic styles of the mixture, in the order of its style axis."""
 
 
-def peeked(deals: Deals, seat: int) -> np.ndarray:
-    """``int[K, D, 8]``: the two tiles relative seat ``seat`` peeked, as counts."""
+def seat_codes(rows: Rows, deals: Deals) -> tuple[ViewCoder, np.ndarray, np.ndarray]:
+    """``(coder, base int64[K, 1], shown int64[K, D, 3])``: what the views of a row's
+    seats share, as codes (:class:`~grove_env.odds.ViewCoder`): ``base`` the pool of
+    every tile in play but the spare, ``shown`` what seeing each suspect adds. A view's
+    pool holds no more of a tile than ``base``, so one coder holds them all."""
+    unknown = rows.in_play - hot(rows.spare)
+    radix = table_radix(unknown)
+    if radix is None:
+        raise ValueError("the rows' tiles in play are not those of a table")
+    coder = view_coder(radix)
+    return coder, coder.pool(unknown)[:, None], coder.shown(deals.suspects)
+
+
+def slot_sum(x: np.ndarray) -> np.ndarray:
+    """``x[..., 0] + x[..., 1] + x[..., 2]`` (without a reduction's cost per row)."""
+    return x[..., 0] + x[..., 1] + x[..., 2]
+
+
+def peeked_code(coder: ViewCoder, deals: Deals, seat: int) -> np.ndarray:
+    """``int64[K, D]``: the code of the two tiles relative seat ``seat`` peeked."""
     n = deals.dealt.shape[2]
-    return hot(deals.dealt[:, :, seat]) + hot(deals.dealt[:, :, (seat + 1) % n])
+    return coder.tile.take(deals.dealt[:, :, seat] + 1) + coder.tile.take(
+        deals.dealt[:, :, (seat + 1) % n] + 1
+    )
 
 
-def earlier_view(rows: Rows, deals: Deals, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(pool, seen)`` over ``[K, D]`` of the seat that accused at position ``i``."""
+def earlier_classes(rows: Rows, deals: Deals, i: int) -> tuple[ViewCoder, np.ndarray]:
+    """``(coder, int32[K, D])``: the class of the culprit counts of the seat that accused
+    at position ``i`` (``coder.classes`` holds the counts)."""
     n, position = rows.num_players, int(rows.position[0])
-    seat = (i - position) % n
+    coder, base, shown = seat_codes(rows, deals)
     slots = np.arange(3)
     if i == 0:
         hidden = (slots == rows.unseen[:, None]) | (slots == rows.tampered[:, None])
-        knows_victim = (rows.tampered >= 0)[:, None]
+        victim = np.where(rows.tampered[:, None] >= 0, deals.victim + 1, 0)
     else:
         hidden = slots == rows.accused[:, i - 1, None]
-        knows_victim = np.zeros((len(rows), 1), dtype=bool)
-    seen = np.where(hidden[:, None, :], -1, deals.suspects)
-    pool = rows.in_play[:, None, :] - peeked(deals, seat) - hot(rows.spare)[:, None, :]
-    pool = pool - counts_of(seen) - np.where(knows_victim, 1, 0)[..., None] * hot(deals.victim)
-    return pool, seen
+        victim = np.zeros((1, 1), dtype=np.int64)
+    shown = np.where(hidden[:, None, :], 0, shown)
+    code = base - peeked_code(coder, deals, (i - position) % n) - coder.tile.take(victim)
+    return coder, coder.of_view.take(code + slot_sum(shown))
 
 
 def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.ndarray:
@@ -64,16 +93,16 @@ def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.nd
     k, d = deals.suspects.shape[:2]
     like = np.ones((k, len(STYLES), d))
     agree, disagree = 1.0 - noise + noise / 3.0, noise / 3.0
-    heights = np.zeros((k, 3), dtype=np.int16)
+    stacks = np.zeros(k, dtype=np.int64)  # the code of the stacks before seat i
     for i in range(position):
-        pool, seen = earlier_view(rows, deals, i)
-        q = culprit_counts(pool, seen)
-        previous = rows.accused[:, i - 1, None] if i else np.full((k, 1), -1)
+        coder, ids = earlier_classes(rows, deals, i)  # [K, D]
+        previous = rows.accused[:, i - 1] if i else np.full(k, -1)
+        at = decision_index(ids, previous[:, None], stacks[:, None])
         done = rows.accused[:, i, None]
         for t, style in enumerate(STYLES):
-            slot = accusation(style, q, heights[:, None, :], previous, n - 1 - i, None, rules)
+            slot = decisions(style, n - 1 - i, coder, rules).take(at)
             like[:, t] *= np.where(slot == done, agree, disagree)
-        heights[np.arange(k), rows.accused[:, i]] += 1
+        stacks += HEIGHT_STEP.take(rows.accused[:, i])
     if position and rules.victim_swap:
         like *= swap_likelihood(rows, deals, agree, disagree)
     return like
@@ -85,19 +114,20 @@ def swap_likelihood(rows: Rows, deals: Deals, agree: float, disagree: float) -> 
     have swapped matters only where the first player swapped: where it kept, any legal
     swap (there always is one) disagrees."""
     n, position = rows.num_players, int(rows.position[0])
-    k, d = deals.culprit.shape
+    k, d = deals.victim.shape
     slots = np.arange(3)
     before = np.where(
         slots == rows.tampered[:, None, None], deals.victim[..., None], deals.suspects
     )
     before = np.where(slots == rows.unseen[:, None, None], -1, before)
-    bluff = np.where((before >= 0).any(axis=2), SOME_SWAP, -1)  # [K, D]
+    seen_some = (before[..., 0] >= 0) | (before[..., 1] >= 0) | (before[..., 2] >= 0)
+    bluff = np.where(seen_some, SOME_SWAP, -1)  # [K, D]
     swapped = np.flatnonzero(rows.tampered >= 0)
-    if swapped.size:
-        seen = before[swapped]
-        pool = rows.in_play[swapped, None, :] - hot(rows.spare[swapped])[:, None, :]
-        pool = pool - peeked(deals, -position % n)[swapped] - counts_of(seen)
-        bluff[swapped] = bluffer_swap(pool, seen, seen >= 0)
+    if swapped.size:  # the first player's view before its swap, and the bluffer's swap
+        coder, base, _ = seat_codes(rows, deals)
+        shown = coder.shown(before[swapped])
+        code = base[swapped] - peeked_code(coder, deals, -position % n)[swapped]
+        bluff[swapped] = bluffer_swaps(coder).take(code + slot_sum(shown))
     out = np.empty((k, len(STYLES), d))
     for t, style in enumerate(STYLES):
         predicted = bluff if style == "bluffer" else np.full_like(bluff, -1)
@@ -109,49 +139,93 @@ SOME_SWAP = -2
 """Stands for "some legal swap" where which one does not matter (the first player kept)."""
 
 
-def later_posteriors(rows: Rows, deals: Deals) -> list[np.ndarray]:
-    """Per later seat (relative seats ``1 .. later``), ``int[K, D, 3 previous, 3]``: its
-    culprit counts after it looked, for each slot the seat before it may have accused
-    (the one it does not see).
+@lru_cache(maxsize=16)
+def bluffer_swaps(coder: ViewCoder) -> np.ndarray:
+    """``int8[views]``: the slot the bluffer exchanges the victim with (``-1``: none), by
+    the code of its view before the swap: a table of the style's own
+    :func:`~grove_env.agents.scripted.styles.bluffer_swap`, made once per coder."""
+    pool, seen = every_view(coder.radix)
+    table = bluffer_swap(pool, seen, seen >= 0).astype(np.int8)
+    table.flags.writeable = False
+    return table
+
+
+def later_classes(rows: Rows, deals: Deals) -> tuple[ViewCoder, np.ndarray]:
+    """``(coder, int32[later, K, D, 3 previous])``: the class of the culprit counts of
+    the later seats (relative seats ``1 .. later``) after they looked, for each slot the
+    seat before may have accused (the one it does not see).
 
     A seat does not know the tiles of its pool: every tile but its peeked ones, the
     spare and the two suspects it saw, so the hidden suspect is in its pool.
     """
     later = rows.num_players - 1 - int(rows.position[0])
-    common = rows.in_play[:, None, :] - hot(rows.spare)[:, None, :]
-    common = (common - counts_of(deals.suspects)).astype(np.int16)  # [K, D, 8]
-    hidden = np.eye(3, dtype=bool)  # [previous, slot]
-    seen = np.where(hidden, -1, deals.suspects[:, :, None, :])  # [K, D, 3, 3]
-    back = hot(deals.suspects)  # [K, D, 3 previous, 8]: the hidden suspect, back in the pool
-    return [
-        culprit_counts((common - peeked(deals, seat))[:, :, None, :] + back, seen)
-        for seat in range(1, later + 1)
-    ]
+    coder, base, shown = seat_codes(rows, deals)
+    every = base + slot_sum(shown)  # [K, D]: all three suspects seen
+    code = np.stack([every - peeked_code(coder, deals, s) for s in range(1, later + 1)])
+    return coder, coder.of_view.take(code[..., None] - shown)
 
 
-Table = np.ndarray | int
-"""A flat table of one slot's key, or the number it is everywhere."""
+HEIGHT_BASE = MAX_PLAYERS
+"""Stacks are coded in this base: before a seat accuses, at most ``n - 1`` markers lie."""
+
+HEIGHT_STEP = HEIGHT_BASE ** np.arange(3)
+"""What one more marker under each slot adds to the code of the stacks."""
+
+HEIGHT_CODES = HEIGHT_BASE**3
 
 
-def by_slot(key: np.ndarray | int) -> list[Table]:
-    """A key (``int[..., 3]``, or one number) as one flat table per slot."""
-    if isinstance(key, np.ndarray):
-        return [np.ascontiguousarray(key[..., s]).reshape(-1) for s in range(3)]
-    return [key, key, key]
+class _RulesKey:
+    """A rule set as a cache key (a ``RuleSet`` holds dicts, so it has no hash)."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules, self.text = rules, repr(rules)
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _RulesKey) and self.rules == other.rules
 
 
-def look_up(table: Table, at: np.ndarray) -> np.ndarray | int:
-    """The entries ``at`` of a flat table (a number stays a number)."""
-    return table.take(at) if isinstance(table, np.ndarray) else table
+def decisions(style: str, later: int, coder: ViewCoder, rules: RuleSet) -> np.ndarray:
+    """``int8[U * 4 * HEIGHT_CODES]``: the slot a seat of ``style`` with ``later`` seats
+    after it accuses, for every class of its culprit counts (``coder.classes``), previous
+    accusation and code of the stacks, at :func:`decision_index`: a table of the style's
+    own :func:`~grove_env.agents.scripted.styles.accusation`, made once per coder."""
+    key = _RULES_KEYS.get(id(rules))
+    if key is None or key.rules is not rules:
+        key = _RULES_KEYS[id(rules)] = _RulesKey(rules)
+    return _decisions(style, later, coder, key)
+
+
+_RULES_KEYS: dict[int, _RulesKey] = {}
+
+
+@lru_cache(maxsize=256)
+def _decisions(style: str, later: int, coder: ViewCoder, key: _RulesKey) -> np.ndarray:
+    heights = np.arange(HEIGHT_CODES)[:, None] // HEIGHT_STEP % HEIGHT_BASE  # [H, 3]
+    counts = coder.classes[:, None, None, :]
+    previous = np.arange(-1, 3)[None, :, None]
+    slot = accusation(style, counts, heights[None, None], previous, later, None, key.rules)
+    table = np.broadcast_to(slot, (len(counts), 4, HEIGHT_CODES)).astype(np.int8).reshape(-1)
+    table.flags.writeable = False
+    return table
+
+
+def decision_index(ids: np.ndarray, previous: np.ndarray, stacks: np.ndarray | int) -> np.ndarray:
+    """Where :func:`decisions` holds a seat's slot: ``ids`` the class of its counts,
+    ``previous`` the slot accused before it (``-1``: none), ``stacks`` their code
+    (``heights @ HEIGHT_STEP``); all broadcast together."""
+    return (ids * 4 + (previous + 1)) * HEIGHT_CODES + stacks
 
 
 def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
     """``int[K, T, 3 own slot, D]``: the later seats' accusations under each style, as
     ``sum(slot_j * 3 ** j)`` over the later positions ``j = 0, 1, ...``.
 
-    A style that reads no stacks (:data:`~grove_env.agents.scripted.styles.READ_STACKS`) decides
-    from the seat's view and the previous accusation alone, so its choice is tabled once
-    per later seat and previous slot, and the paths are look-ups in those tables.
+    Each later seat's view is one of a few classes of culprit counts, so its choice is
+    a look-up in the style's :func:`decisions`, by that class, the previous accusation
+    and the stacks so far.
     """
     n, position = rows.num_players, int(rows.position[0])
     k, d = deals.suspects.shape[:2]
@@ -159,37 +233,20 @@ def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
     codes = np.zeros((k, len(STYLES), 3, d), dtype=np.int64)
     if later == 0:
         return codes
-    views = later_posteriors(rows, deals)
-    own = np.broadcast_to(np.arange(3)[None, :, None], (k, 3, d))
+    coder, ids = later_classes(rows, deals)  # [later, K, D, 3 previous]
+    entry = decision_index(ids, np.arange(3), 0)
+    start = (rows.heights @ HEIGHT_STEP)[:, None, None] + HEIGHT_STEP[None, :, None]
+    first = entry[0].transpose(0, 2, 1) + start  # [K, 3 own, D]: the previous is the own
+    entry = entry[1:].reshape(later - 1, k * d * 3)
     flat3 = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
-    prevs = np.arange(3)[None, None, :]
     for t, style in enumerate(STYLES):
-        previous = own
-        if style in READ_STACKS:  # keys linear in the heights, tabled one array per slot
-            keys = [
-                [by_slot(key) for key in stack_key(style, view, later - 1 - j, rules)]
-                for j, view in enumerate(views)
-            ]
-            heights = [rows.heights[:, s, None, None] + (own == s) for s in range(3)]
-        else:
-            tables = [
-                accusation(style, view, np.zeros(3), prevs, later - 1 - j, None, rules)
-                for j, view in enumerate(views)
-            ]
-        for j in range(later):
-            at = flat3 + previous  # the (row, deal, previous slot) entry of a table
-            if style in READ_STACKS:
-                fixed, per_marker = keys[j]
-                slot = lowest(
-                    *(
-                        look_up(f, at) + look_up(m, at) * h
-                        for f, m, h in zip(fixed, per_marker, heights)
-                    )
-                )
-                if j + 1 < later:
-                    heights = [h + (slot == s) for s, h in enumerate(heights)]
-            else:
-                slot = tables[j].reshape(-1).take(at)
-            codes[:, t] += slot * 3**j
-            previous = slot
+        tables = [decisions(style, later - 1 - j, coder, rules) for j in range(later)]
+        slot = tables[0].take(first)
+        code, stacks = slot.astype(np.int64), start
+        for j in range(1, later):
+            if style in READ_STACKS:  # the others' tables are the same at every height
+                stacks = stacks + HEIGHT_STEP.take(slot)
+            slot = tables[j].take(entry[j - 1].take(flat3 + slot) + stacks)
+            code += slot * 3**j
+        codes[:, t] = code
     return codes
