@@ -29,7 +29,8 @@ relative seat ``-position mod n``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -44,17 +45,37 @@ STYLES: tuple[str, ...] = ACCUSERS
 """The deterministic styles of the mixture, in the order of its style axis."""
 
 
-def seat_codes(rows: Rows, deals: Deals) -> tuple[ViewCoder, np.ndarray, np.ndarray]:
-    """``(coder, base int64[K, 1], shown int64[K, D, 3])``: what the views of a row's
-    seats share, as codes (:class:`~grove_env.odds.ViewCoder`): ``base`` the pool of
-    every tile in play but the spare, ``shown`` what seeing each suspect adds. A view's
-    pool holds no more of a tile than ``base``, so one coder holds them all."""
-    unknown = rows.in_play - hot(rows.spare)
-    radix = table_radix(unknown)
-    if radix is None:
-        raise ValueError("the rows' tiles in play are not those of a table")
-    coder = view_coder(radix)
-    return coder, coder.pool(unknown)[:, None], coder.shown(deals.suspects)
+@dataclass(frozen=True, eq=False)
+class SeatCodes:
+    """What the views of the seats of rows share, as codes
+    (:class:`~grove_env.odds.ViewCoder`): ``base`` (``int64[K, 1]``) the pool of every
+    tile in play but the spare, ``shown`` (``int64[K, D, 3]``) what seeing each suspect
+    of each deal adds. No view's pool holds more of a tile than ``base``, so one coder
+    holds them all."""
+
+    coder: ViewCoder
+    base: np.ndarray
+    deals: Deals
+
+    @classmethod
+    def of(cls, rows: Rows, deals: Deals) -> SeatCodes:
+        unknown = rows.in_play - hot(rows.spare)
+        radix = table_radix(unknown)
+        if radix is None:
+            raise ValueError("the rows' tiles in play are not those of a table")
+        coder = view_coder(radix)
+        return cls(coder, coder.pool(unknown)[:, None], deals)
+
+    @cached_property
+    def shown(self) -> np.ndarray:
+        return self.coder.shown(self.deals.suspects)
+
+    def peeked(self, seat: int) -> np.ndarray:
+        """``int64[K, D]``: the code of the two tiles relative seat ``seat`` peeked."""
+        dealt = self.deals.dealt
+        n = dealt.shape[2]
+        tile = self.coder.tile
+        return tile.take(dealt[:, :, seat] + 1) + tile.take(dealt[:, :, (seat + 1) % n] + 1)
 
 
 def slot_sum(x: np.ndarray) -> np.ndarray:
@@ -62,29 +83,20 @@ def slot_sum(x: np.ndarray) -> np.ndarray:
     return x[..., 0] + x[..., 1] + x[..., 2]
 
 
-def peeked_code(coder: ViewCoder, deals: Deals, seat: int) -> np.ndarray:
-    """``int64[K, D]``: the code of the two tiles relative seat ``seat`` peeked."""
-    n = deals.dealt.shape[2]
-    return coder.tile.take(deals.dealt[:, :, seat] + 1) + coder.tile.take(
-        deals.dealt[:, :, (seat + 1) % n] + 1
-    )
-
-
-def earlier_classes(rows: Rows, deals: Deals, i: int) -> tuple[ViewCoder, np.ndarray]:
-    """``(coder, int32[K, D])``: the class of the culprit counts of the seat that accused
-    at position ``i`` (``coder.classes`` holds the counts)."""
+def earlier_classes(rows: Rows, codes: SeatCodes, i: int) -> np.ndarray:
+    """``int32[K, D]``: the class of the culprit counts (``codes.coder.classes``) of the
+    seat that accused at position ``i``."""
     n, position = rows.num_players, int(rows.position[0])
-    coder, base, shown = seat_codes(rows, deals)
     slots = np.arange(3)
     if i == 0:
         hidden = (slots == rows.unseen[:, None]) | (slots == rows.tampered[:, None])
-        victim = np.where(rows.tampered[:, None] >= 0, deals.victim + 1, 0)
+        victim = np.where(rows.tampered[:, None] >= 0, codes.deals.victim + 1, 0)
     else:
         hidden = slots == rows.accused[:, i - 1, None]
         victim = np.zeros((1, 1), dtype=np.int64)
-    shown = np.where(hidden[:, None, :], 0, shown)
-    code = base - peeked_code(coder, deals, (i - position) % n) - coder.tile.take(victim)
-    return coder, coder.of_view.take(code + slot_sum(shown))
+    shown = np.where(hidden[:, None, :], 0, codes.shown)
+    code = codes.base - codes.peeked((i - position) % n) - codes.coder.tile.take(victim)
+    return codes.coder.of_view.take(code + slot_sum(shown))
 
 
 def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.ndarray:
@@ -94,13 +106,14 @@ def likelihoods(rows: Rows, deals: Deals, rules: RuleSet, noise: float) -> np.nd
     like = np.ones((k, len(STYLES), d))
     agree, disagree = 1.0 - noise + noise / 3.0, noise / 3.0
     stacks = np.zeros(k, dtype=np.int64)  # the code of the stacks before seat i
+    codes = SeatCodes.of(rows, deals)
     for i in range(position):
-        coder, ids = earlier_classes(rows, deals, i)  # [K, D]
+        ids = earlier_classes(rows, codes, i)  # [K, D]
         previous = rows.accused[:, i - 1] if i else np.full(k, -1)
         at = decision_index(ids, previous[:, None], stacks[:, None])
         done = rows.accused[:, i, None]
         for t, style in enumerate(STYLES):
-            slot = decisions(style, n - 1 - i, coder, rules).take(at)
+            slot = decisions(style, n - 1 - i, codes.coder, rules).take(at)
             like[:, t] *= np.where(slot == done, agree, disagree)
         stacks += HEIGHT_STEP.take(rows.accused[:, i])
     if position and rules.victim_swap:
@@ -124,10 +137,10 @@ def swap_likelihood(rows: Rows, deals: Deals, agree: float, disagree: float) -> 
     bluff = np.where(seen_some, SOME_SWAP, -1)  # [K, D]
     swapped = np.flatnonzero(rows.tampered >= 0)
     if swapped.size:  # the first player's view before its swap, and the bluffer's swap
-        coder, base, _ = seat_codes(rows, deals)
-        shown = coder.shown(before[swapped])
-        code = base[swapped] - peeked_code(coder, deals, -position % n)[swapped]
-        bluff[swapped] = bluffer_swaps(coder).take(code + slot_sum(shown))
+        codes = SeatCodes.of(rows, deals)
+        shown = codes.coder.shown(before[swapped])
+        code = codes.base[swapped] - codes.peeked(-position % n)[swapped]
+        bluff[swapped] = bluffer_swaps(codes.coder).take(code + slot_sum(shown))
     out = np.empty((k, len(STYLES), d))
     for t, style in enumerate(STYLES):
         predicted = bluff if style == "bluffer" else np.full_like(bluff, -1)
@@ -150,19 +163,19 @@ def bluffer_swaps(coder: ViewCoder) -> np.ndarray:
     return table
 
 
-def later_classes(rows: Rows, deals: Deals) -> tuple[ViewCoder, np.ndarray]:
-    """``(coder, int32[later, K, D, 3 previous])``: the class of the culprit counts of
-    the later seats (relative seats ``1 .. later``) after they looked, for each slot the
-    seat before may have accused (the one it does not see).
+def later_classes(rows: Rows, codes: SeatCodes) -> np.ndarray:
+    """``int32[later, K, D, 3 previous]``: the class of the culprit counts
+    (``codes.coder.classes``) of the later seats (relative seats ``1 .. later``) after
+    they looked, for each slot the seat before may have accused (the one it does not
+    see).
 
     A seat does not know the tiles of its pool: every tile but its peeked ones, the
     spare and the two suspects it saw, so the hidden suspect is in its pool.
     """
     later = rows.num_players - 1 - int(rows.position[0])
-    coder, base, shown = seat_codes(rows, deals)
-    every = base + slot_sum(shown)  # [K, D]: all three suspects seen
-    code = np.stack([every - peeked_code(coder, deals, s) for s in range(1, later + 1)])
-    return coder, coder.of_view.take(code[..., None] - shown)
+    every = codes.base + slot_sum(codes.shown)  # [K, D]: all three suspects seen
+    code = np.stack([every - codes.peeked(seat) for seat in range(1, later + 1)])
+    return codes.coder.of_view.take(code[..., None] - codes.shown)
 
 
 HEIGHT_BASE = MAX_PLAYERS
@@ -192,10 +205,14 @@ def decisions(style: str, later: int, coder: ViewCoder, rules: RuleSet) -> np.nd
     after it accuses, for every class of its culprit counts (``coder.classes``), previous
     accusation and code of the stacks, at :func:`decision_index`: a table of the style's
     own :func:`~grove_env.agents.scripted.styles.accusation`, made once per coder."""
+    return _decisions(style, later, coder, _rules_key(rules))
+
+
+def _rules_key(rules: RuleSet) -> _RulesKey:
     key = _RULES_KEYS.get(id(rules))
     if key is None or key.rules is not rules:
         key = _RULES_KEYS[id(rules)] = _RulesKey(rules)
-    return _decisions(style, later, coder, key)
+    return key
 
 
 _RULES_KEYS: dict[int, _RulesKey] = {}
@@ -230,23 +247,56 @@ def later_paths(rows: Rows, deals: Deals, rules: RuleSet) -> np.ndarray:
     n, position = rows.num_players, int(rows.position[0])
     k, d = deals.suspects.shape[:2]
     later = n - 1 - position
-    codes = np.zeros((k, len(STYLES), 3, d), dtype=np.int64)
+    codes_out = np.zeros((k, len(STYLES), 3, d), dtype=np.int64)
     if later == 0:
-        return codes
-    coder, ids = later_classes(rows, deals)  # [later, K, D, 3 previous]
-    entry = decision_index(ids, np.arange(3), 0)
+        return codes_out
+    codes = SeatCodes.of(rows, deals)
+    entry = decision_index(later_classes(rows, codes), np.arange(3), 0)
     start = (rows.heights @ HEIGHT_STEP)[:, None, None] + HEIGHT_STEP[None, :, None]
     first = entry[0].transpose(0, 2, 1) + start  # [K, 3 own, D]: the previous is the own
     entry = entry[1:].reshape(later - 1, k * d * 3)
     flat3 = (np.arange(k)[:, None, None] * d + np.arange(d)[None, None, :]) * 3  # [K, 1, D]
-    for t, style in enumerate(STYLES):
-        tables = [decisions(style, later - 1 - j, coder, rules) for j in range(later)]
+    for group in alike(later, codes.coder, rules):  # styles that decide alike share a path
+        tables = [
+            decisions(STYLES[group[0]], later - 1 - j, codes.coder, rules) for j in range(later)
+        ]
+        reads_stacks = any(STYLES[t] in READ_STACKS for t in group)
         slot = tables[0].take(first)
         code, stacks = slot.astype(np.int64), start
         for j in range(1, later):
-            if style in READ_STACKS:  # the others' tables are the same at every height
+            if reads_stacks:  # the others' tables are the same at every height
                 stacks = stacks + HEIGHT_STEP.take(slot)
             slot = tables[j].take(entry[j - 1].take(flat3 + slot) + stacks)
             code += slot * 3**j
-        codes[:, t] = code
-    return codes
+        codes_out[:, group] = code[:, None]
+    return codes_out
+
+
+def alike(later: int, coder: ViewCoder, rules: RuleSet) -> list[list[int]]:
+    """The indices of :data:`STYLES`, grouped where the styles' :func:`decisions` agree
+    at every later seat (``later`` seats after the observer): such styles take the same
+    paths (a bluffer or a greedy seat after the first accuser, say)."""
+    return _alike(later, coder, _rules_key(rules))
+
+
+@lru_cache(maxsize=64)
+def _alike(later: int, coder: ViewCoder, key: _RulesKey) -> list[list[int]]:
+    def after_someone(style: str, j: int) -> np.ndarray:  # a later seat is never the first
+        return _decisions(style, later - 1 - j, coder, key).reshape(-1, 4, HEIGHT_CODES)[:, 1:]
+
+    groups: list[list[int]] = []
+    for t, style in enumerate(STYLES):
+        same = (
+            g
+            for g in groups
+            if all(
+                np.array_equal(after_someone(style, j), after_someone(STYLES[g[0]], j))
+                for j in range(later)
+            )
+        )
+        group = next(same, None)
+        if group is None:
+            groups.append([t])
+        else:
+            group.append(t)
+    return groups
