@@ -202,7 +202,7 @@ class ViewCoder:
         """``int64[..., 3]``: per slot, what seeing tile ``seen`` (``int[..., 3]``; ``-1``:
         nothing) adds to a view's code: it is seen there, and out of the pool."""
         at = np.asarray(seen, dtype=np.int64) + 1
-        return self.seen[np.arange(3), at] - self.tile.take(at)
+        return self.seen.take(at + 9 * np.arange(3)) - self.tile.take(at)
 
 
 @lru_cache(maxsize=16)
