@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grove_env.agents.heuristic.style_model import (
+from grove_env.agents.heuristic.style_model import STYLES
+from grove_env.agents.heuristic.style_tables import (
     HEIGHT_STEP,
-    STYLES,
     bluffer_swaps,
     decision_index,
     decisions,
