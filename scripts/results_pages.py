@@ -7,6 +7,10 @@ a new record is a new table on the next run. The headline table of ``README.md``
 its ``results:headline`` markers) is the gauntlets' summary, and ``docs/results/zoo-cards.md``
 the shipped zoo's cards (``grove_env/data/zoo``). No figure is typed by hand.
 
+Its sibling modules in ``scripts/`` hold the rest: ``results_records`` loads the records and
+prints figures, tables and how each was made; ``results_tables`` the benchmarks' tables and
+the zoo's page; ``results_league`` the league page.
+
     python scripts/results_pages.py            # rewrite the pages
     python scripts/results_pages.py --check    # exit 1 naming each page that is stale
 """
@@ -18,16 +22,16 @@ import json
 import re
 import statistics
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from results_tables import benchmark_tables, share, zoo_cards, zoo_page  # scripts/, beside this one
+from results_league import NashConvs, exact_nash_convs, league_page  # scripts/, beside this one
+from results_records import DATA, ROOT, Record, load, provenance, run_on, table
+from results_tables import benchmark_tables, share, zoo_cards, zoo_page
 
 from grove_env.training.run_dir import nash_conv_line
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "docs" / "results" / "data"
 PAGES = ROOT / "docs" / "results"
 README = ROOT / "README.md"
 ZOO = ROOT / "grove_env" / "data" / "zoo"
@@ -40,67 +44,6 @@ TITLES = {
     "benchmark": "Benchmarks",
     "league": "League",
 }
-
-Record = tuple[str, dict[str, Any]]  # (file name without .json, the record)
-
-
-def load(data: Path = DATA) -> dict[str, list[Record]]:
-    """Every record under ``data``, by kind (its folder), in file-name order."""
-    kinds: dict[str, list[Record]] = {}
-    for path in sorted(data.glob("*/*.json")):
-        record = json.loads(path.read_text())
-        for key in ("kind", "command", "date", "machine", "result"):
-            if key not in record:
-                raise ValueError(f"{path}: a record needs {key!r} (scripts/record_result.py)")
-        kinds.setdefault(path.parent.name, []).append((path.stem, record))
-    return kinds
-
-
-def fmt(value: Any) -> str:
-    """A figure as the pages print it: ints with separators, floats to 4 significant
-    digits (3 decimals for a share), large floats rounded."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if abs(value) >= 100:
-            return f"{value:,.0f}"
-        return f"{value:.4g}"
-    return str(value).replace("|", "\\|")
-
-
-def table(header: list[str], rows: Iterable[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
-    return lines + [""]
-
-
-def run_on(record: dict[str, Any]) -> str:
-    """When and on what: ``2026-12-03 07:18 UTC (3.6 s), AMD EPYC x 2 CPUs, load 8.7-8.9``."""
-    m, load = record["machine"], record["machine"].get("load_average")
-    date = record["date"][:16].replace("T", " ") + " UTC"
-    load_text = f", load {load[0]:.1f} at start, {load[1]:.1f} at end" if load else ""
-    version = record.get("versions", {}).get("grove-env", "?")
-    return (
-        f"{date} (the command took {fmt(record.get('seconds'))} s), {m['cpu']} x {m['cpus']} "
-        f"CPUs{load_text}, "
-        f"Python {m['python']}, grove-env {version}"
-    )
-
-
-MACHINE_PATH = re.compile(r"(?<![\w.~/:])/(?:[\w.-]+/)*[\w.-]+")
-"""An absolute path in a recorded command: a folder of the machine that ran it."""
-
-
-def provenance(kind: str, name: str, record: dict[str, Any]) -> list[str]:
-    command = MACHINE_PATH.sub("<dir>", record["command"])  # the folder is that machine's
-    return [
-        f"Command: `{command}`",
-        "",
-        f"Run {run_on(record)}. Data: `docs/results/data/{kind}/{name}.json`.",
-        "",
-    ]
 
 
 def gauntlets(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -267,56 +210,6 @@ def benchmark_page(records: list[Record]) -> list[str]:
         lines += [f"## {name}", ""]
         lines += benchmark_tables(record["command"], record["result"])
         lines += provenance("benchmark", name, record)
-    return lines
-
-
-NashConvs = dict[tuple[str, int, str], float]  # (rules, players, spec) -> one round, markers
-
-
-def exact_nash_convs(
-    nashconv: list[Record], cards: list[tuple[str, dict[str, Any] | None]]
-) -> NashConvs:
-    """The one-round NashConv (markers) already measured for each agent and table: the
-    ``nashconv`` records and the zoo's cards. Nothing is computed here."""
-    found: NashConvs = {}
-    for _, record in nashconv:
-        r = record["result"]
-        if not r["whole_game"]:
-            found[(r["rules"], r["players"], r["agent"])] = r["nash_conv"]
-    for table, card in cards:
-        if card is not None and card["nash_conv"].get("one_round_markers") is not None:
-            rules, _, players = table.partition("-")
-            found[(rules, int(players[:-1]), card["spec"])] = card["nash_conv"]["one_round_markers"]
-    return found
-
-
-def league_page(records: list[Record], nash_convs: NashConvs) -> list[str]:
-    """``grove-league`` records: one table per table of the game, best first."""
-    lines = [
-        "Every shipped agent that sits at the table (and any added with `--agent`) in",
-        "seat-rotated games across the pool; one Bradley–Terry model (`choix`) fitted to the",
-        "pairwise results by final rank, on the Elo scale with `random` at 0, and 95%",
-        "intervals from a bootstrap over games (`grove_env.agents.arena.league`). NashConv:",
-        "the agent's exact one-round NashConv (markers) at that table where it has been",
-        "measured ([Exploitability](nashconv.md), [the zoo](zoo-cards.md)); blank where not.",
-        "A command with `--results` resumes the league kept there: its time is that of the",
-        "games it added.",
-        "",
-    ]
-    for name, record in records:
-        r = record["result"]
-        found = [nash_convs.get((r["rules"], r["num_players"], a["agent"])) for a in r["agents"]]
-        rows = [
-            [a["agent"], f"{a['rating']:.0f}", f"[{a['ci_low']:.0f}, {a['ci_high']:.0f}]",
-             a["games"], "" if nc is None else f"{nc:.4f}"]  # one format for every NashConv
-            for a, nc in zip(r["agents"], found)
-        ]  # fmt: skip
-        lines += [f"## {r['rules']} {r['num_players']}p ({name})", ""]
-        lines += [f"{r['games']:,} games ({r['blocks']:,} line-ups of {r['num_players']}, "
-                  f"seats rotated), seed {r['seed']}; {r['interval']}.", ""]  # fmt: skip
-        lines += table(["agent", "rating", "95% CI", "games", "NashConv one round"], rows)
-        lines += [f"Note: {n}" for n in r["notes"]] + ([""] if r["notes"] else [])
-        lines += provenance("league", name, record)
     return lines
 
 

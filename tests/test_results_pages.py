@@ -19,6 +19,7 @@ import pytest
 from command_lines import ROOT, load_script
 
 pages = load_script("results_pages")
+records = load_script("results_records")  # its sibling: the records and how they print
 DATA = ROOT / "docs" / "results" / "data"
 
 
@@ -67,7 +68,7 @@ def test_each_record_names_its_command_date_and_machine(path: Path) -> None:
     assert datetime.datetime.fromisoformat(record["date"]).year >= 2026
     assert record["machine"]["cpus"] >= 1 and record["machine"]["cpu"]
     page = (ROOT / "docs" / "results" / f"{path.parent.name}.md").read_text()
-    assert f"`{pages.MACHINE_PATH.sub('<dir>', record['command'])}`" in page
+    assert f"`{records.MACHINE_PATH.sub('<dir>', record['command'])}`" in page
     assert f"data/{path.parent.name}/{path.name}`" in page or f"| {path.stem} |" in page
 
 
