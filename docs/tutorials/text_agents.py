@@ -2,57 +2,16 @@
 
 ``TextObservations`` serves each seat its information state as JSON and in words, with
 the legal moves by name; ``TextAgent`` hands that to any *reader* and turns the name it
-answers back into an action. Here the reader is a stand-in for a language model (it
-answers the last legal move); the page shows where a real model goes.
+answers back into an action. The example the page shows plays a stand-in reader for a
+language model; the shipped ``text`` agent then plays its gauntlet from the command line.
 """
 
 from __future__ import annotations
 
-import json
-
 from steps import sh
 
-from grove_env import grove_v1
-from grove_env.agents.arena.tournament import run_tournament
-from grove_env.agents.scripted.text_agent import TextAgent
-from grove_env.text_mode import parse_move
-from grove_env.wrappers import TextObservations
-
-# What a seat is shown: the JSON view (schema "grove-observation", version 1) and prose.
-env = TextObservations(grove_v1.env(num_players=4, rules="classic"))
-env.reset(seed=0)
-seen = env.observe(env.agent_selection)
-view = json.loads(seen["json"])
-print("JSON fields:", ", ".join(sorted(view)))
-print("legal moves:", view["legal_moves"])
-print(seen["text"])
-env.step("leave slot 1 unseen")  # a move is taken by its name
-try:
-    parse_move("accuse the gardener")
-except ValueError as err:
-    print("a bad reply is one line:", err)
-
-
-def ask_model(prompt: str) -> str:
-    """Stand-in for a language model: answers the last move the prompt lists."""
-    listed = [line[4:] for line in prompt.splitlines() if line.startswith("  - ")]
-    return listed[-1]
-
-
-def reader(view_json: str, prose: str, moves: list[str]) -> str:
-    """Build the prompt, ask the model, and ask again once if its answer is no move."""
-    prompt = f"You play In a Grove. Your view as JSON:\n{view_json}\n{prose}"
-    answer = ask_model(prompt + "\nAnswer with one legal move, exactly as written.")
-    if answer.strip().lower() not in moves:
-        answer = ask_model(prompt + f"\n{answer!r} is not a legal move. Choose again.")
-    return answer
-
-
-result = run_tournament(
-    [lambda seed: TextAgent(reader, name="model"), "random", "random", "random"],
-    rules="classic", num_players=4, games=40,
-)  # fmt: skip
-print(result.table())
+# The example the page shows: the view, a move by name, a reader in a tournament.
+sh("python", "examples/text_agent.py", "--games", "40")
 
 # The shipped text agent reads the JSON alone and picks by the heuristic's rule.
 sh("grove-gauntlet", "--agent", "text", "--opponents", "random,piler", "--games", "20")
