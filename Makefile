@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CONFIG ?= configs/default.yaml
 
-.PHONY: setup train test test-quick test-suites docs results demo bench lint clean zoo
+.PHONY: setup train test test-quick test-suites plugin dist docs results demo bench lint clean zoo
 
 $(BIN)/.grove-installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,20 @@ test-suites: setup
 		pandas "tensorboardX>=1.9" "pyarrow>=17" fsspec dm_tree lz4 "ormsgpack>=1.7" scipy
 	$(BIN)/python -m pytest tests/test_examples.py tests/test_rllib.py
 
+# An agent from another package (examples/plugin_agent, entry-point group grove_env.agents):
+# installed beside the package, its spec plays a gauntlet (CI runs this after `test`).
+plugin: setup
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation ./examples/plugin_agent
+	$(BIN)/python -m grove_env.agents.cli.gauntlet --agent example-plugin --players 4 \
+		--opponents random,heuristic --games 40 --seed 0
+
+# The release files: the wheel and the sdist into dist/, checked by twine (metadata,
+# long description); CI runs this after `test`.
+dist: setup
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/python -m twine check --strict dist/*
+
 # The documentation site, warnings as errors (CI runs this after the tests), into
 # docs/_build/html. The results pages in it are written from docs/results/data by
 # `make results` (scripts/results_pages.py), not by the build.
@@ -72,4 +86,4 @@ lint: setup
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache docs/_build
+	rm -rf $(VENV) build dist *.egg-info examples/plugin_agent/build .pytest_cache .ruff_cache .mypy_cache docs/_build

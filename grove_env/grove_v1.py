@@ -112,22 +112,21 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from grove_env.actions import NUM_ACTIONS, action_name, legal_actions
 from grove_env.core import Game
+from grove_env.env_checks import ILLEGAL_MODES as ILLEGAL_MODES  # its old home; re-exported
+from grove_env.env_checks import check_arguments, deal_game, forced_deals
 from grove_env.env_infos import NO_MOVES, end_info, frozen, mask_for, round_info, start_info
 from grove_env.global_state import STATE_HIGH, STATE_SIZE, encode_state
 from grove_env.observation import OBS_HIGH, OBS_SIZE, ObservationEncoder
 from grove_env.render import RENDER_MODES, render
 from grove_env.rules import RuleSet, get_rules
-from grove_env.standings import REWARD_MODES, markers_rewards
+from grove_env.standings import markers_rewards
 from grove_env.wrappers import AssertOutOfBounds, OrderEnforcing
-
-ILLEGAL_MODES = ("raise", "terminate")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -162,18 +161,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         self.rule_set = get_rules(rules)
         self.num_players = self.rule_set.check_players(num_players)
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-            raise ValueError(f"max_rounds must be an int >= 1, got {max_rounds!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}"
-            )
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}"
-            )
+        check_arguments(reward, max_rounds, render_mode, illegal_action)
         self.reward_mode = reward
         self.max_rounds = max_rounds
         self.render_mode = render_mode
@@ -212,28 +200,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         # Everything is checked, and the game dealt, before any state changes: a rejected
         # seed, option or deal leaves the env as it was.
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-        deals = []
-        if options:
-            unknown = set(options) - {"deal"}
-            if unknown:  # Gymnasium convention: other wrappers' options pass through
-                gymnasium.logger.warn(f"grove_v1 ignores reset options {sorted(unknown)}")
-            if options.get("deal") is not None:
-                deals.append(options["deal"])
+        deals = forced_deals(seed, options)
         seeder = random.Random(seed) if seed is not None else self._seeder
-        # Only a forced deal can be refused; the seeder's state (625 words) is saved for it.
-        state = seeder.getstate() if deals else None
-        try:
-            game = Game(self.rule_set, self.num_players, seed=seeder.getrandbits(64), deals=deals)
-        except (ValueError, TypeError):
-            if state is not None:
-                seeder.setstate(state)
-            raise
+        game = deal_game(self.rule_set, self.num_players, seeder, deals)
         if seed is not None:
             self._seeder = seeder
             self._action_space.seed(int(seed))

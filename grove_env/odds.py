@@ -20,6 +20,7 @@ it. Tiles are indices into :data:`~grove_env.rules.TILE_VALUES` (``-1``: not kno
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -113,17 +114,29 @@ def count_tables(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     ``P = prod(radix)``; ``table[code]`` is its :func:`counted_fillings`. The registered
     rule sets have at most two copies of a tile, so ``P`` is at most 384.
     """
-    place = np.cumprod((1, *radix[:-1])).astype(np.int64)
-    size = int(np.prod(radix))
-    pools = (np.arange(size)[:, None] // place) % np.array(radix)  # [P, 8]
-    seen = (np.arange(9**3)[:, None] // SEEN_PLACE) % 9 - 1  # [729, 3]
-    table = counted_fillings(
-        np.broadcast_to(pools, (len(seen), size, NUM_VALUES)).reshape(-1, NUM_VALUES),
-        np.repeat(seen, size, axis=0),
-    )
+    table = counted_fillings(*every_view(radix))
+    place = pool_place(radix)
     for a in (place, table):
         a.flags.writeable = False
     return place, table
+
+
+def pool_place(radix: tuple[int, ...]) -> np.ndarray:
+    """``int64[8]``: the place of each tile value's count in a pool's code."""
+    return np.cumprod((1, *radix[:-1])).astype(np.int64)
+
+
+def every_view(radix: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(pool int[V, 8], seen int[V, 3])``: every view of :func:`count_tables`
+    ``(radix)``, in the order of their codes."""
+    place = pool_place(radix)
+    size = int(np.prod(radix))
+    pools = (np.arange(size)[:, None] // place) % np.array(radix)  # [P, 8]
+    seen = (np.arange(9**3)[:, None] // SEEN_PLACE) % 9 - 1  # [729, 3]
+    return (
+        np.broadcast_to(pools, (len(seen), size, NUM_VALUES)).reshape(-1, NUM_VALUES),
+        np.repeat(seen, size, axis=0),
+    )
 
 
 def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
@@ -145,18 +158,86 @@ def culprit_counts(pool: np.ndarray, seen: np.ndarray) -> np.ndarray:
     lead = np.broadcast_shapes(pool.shape[:-1], seen.shape[:-1])
     if pool.size == 0 or seen.size == 0:
         return np.zeros((*lead, 3), dtype=np.int32)
-    flat = pool.reshape(-1, NUM_VALUES)
-    if flat.max() < 2:
-        radix: tuple[int, ...] = (2,) * NUM_VALUES
-    else:
-        radix = tuple(int(r) for r in np.maximum(flat.max(axis=0) + 1, 2))
-    if flat.min() < 0 or 9**3 * int(np.prod(radix)) > TABLE_LIMIT:
+    radix = table_radix(pool.reshape(-1, NUM_VALUES))
+    if radix is None:
         return counted_fillings(
             np.broadcast_to(pool, (*lead, NUM_VALUES)), np.broadcast_to(seen, (*lead, 3))
         )
+    _, table = count_tables(radix)
+    return table.take(view_code(pool, seen, radix), axis=0)
+
+
+def view_code(pool: np.ndarray, seen: np.ndarray, radix: tuple[int, ...]) -> np.ndarray:
+    """``int64[...]``: the code of each view in :func:`count_tables` ``(radix)``."""
     place, table = count_tables(radix)
     seen_code = (seen.astype(np.int64) + 1) @ SEEN_PLACE
-    return table.take(seen_code * (len(table) // 9**3) + pool @ place, axis=0)
+    return seen_code * (len(table) // 9**3) + pool @ place
+
+
+@dataclass(frozen=True, eq=False)
+class ViewCoder:
+    """The code of a view in :func:`count_tables` ``(radix)``, by parts, and its class.
+
+    The code (:func:`view_code`) is a sum over the view's parts: each tile in the pool
+    adds ``tile[t + 1]``, each tile ``t`` seen in slot ``s`` adds ``seen[s, t + 1]``
+    (index 0, for ``-1``, adds nothing). So a caller that makes many views from shared
+    parts (the seats of every deal) adds their codes instead of building each view's
+    counts. Few views differ in their counts: ``classes`` holds the distinct counts,
+    ``classes[of_view[code]]`` are a view's :func:`culprit_counts`, and a table over
+    the classes (what a style decides) is a few hundred entries. Hashed by identity:
+    one coder per radix is made, so such tables can be cached with it.
+    """
+
+    radix: tuple[int, ...]
+    tile: np.ndarray  # int64[9]
+    seen: np.ndarray  # int64[3, 9]
+    classes: np.ndarray  # int32[U, 3]
+    of_view: np.ndarray  # int32[views]
+
+    def pool(self, counts: np.ndarray) -> np.ndarray:
+        """``int64[...]``: the code of pools given as counts (``int[..., 8]``)."""
+        return np.asarray(counts) @ self.tile[1:]
+
+    def shown(self, seen: np.ndarray) -> np.ndarray:
+        """``int64[..., 3]``: per slot, what seeing tile ``seen`` (``int[..., 3]``; ``-1``:
+        nothing) adds to a view's code: it is seen there, and out of the pool."""
+        at = np.asarray(seen, dtype=np.int64) + 1
+        return self.seen.take(at + 9 * np.arange(3)) - self.tile.take(at)
+
+
+@lru_cache(maxsize=16)
+def view_coder(radix: tuple[int, ...]) -> ViewCoder:
+    """The :class:`ViewCoder` of the views whose pools hold fewer than ``radix[v]``
+    tiles ``v``."""
+    place, table = count_tables(radix)
+    counts = table.astype(np.int64)
+    top = int(counts.max(initial=0)) + 1
+    code = (counts[:, 0] * top + counts[:, 1]) * top + counts[:, 2]
+    unique, of_view = np.unique(code, return_inverse=True)
+    classes = np.stack([unique // top**2, unique // top % top, unique % top], axis=1)
+    seen = (np.arange(9) * (len(table) // 9**3)) * SEEN_PLACE[:, None]
+    coder = ViewCoder(
+        radix,
+        np.concatenate([[0], place]),
+        seen,
+        classes.astype(np.int32),
+        of_view.astype(np.int32),
+    )
+    for a in (coder.tile, coder.seen, coder.classes, coder.of_view):
+        a.flags.writeable = False
+    return coder
+
+
+def table_radix(pools: np.ndarray) -> tuple[int, ...] | None:
+    """The radix of the :func:`count_tables` that holds every pool of ``pools``
+    (``int[V, 8]``, not empty); ``None`` where they must be counted view by view."""
+    if pools.max() < 2:
+        radix: tuple[int, ...] = (2,) * NUM_VALUES
+    else:
+        radix = tuple(int(r) for r in np.maximum(pools.max(axis=0) + 1, 2))
+    if pools.min() < 0 or 9**3 * int(np.prod(radix)) > TABLE_LIMIT:
+        return None
+    return radix
 
 
 def posterior(counts: np.ndarray) -> np.ndarray:

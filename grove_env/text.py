@@ -90,7 +90,7 @@ def describe_round(record: RoundRecord, rules: str | RuleSet = "classic") -> str
     return "\n".join(lines)
 
 
-def _rules_shown(obs: DecodedObservation) -> RuleSet:
+def rules_shown(obs: DecodedObservation) -> RuleSet:
     """The registered rule set whose fields the observation shows (classic if none)."""
     for rule_set in RULE_SETS.values():
         removed = rule_set.culprit_markers is CulpritMarkers.REMOVE
@@ -102,7 +102,7 @@ def _rules_shown(obs: DecodedObservation) -> RuleSet:
 
 def describe_observation(obs: DecodedObservation) -> str:
     """What one seat knows, in words; seats are written relative ('you', '+1', ...)."""
-    rules = _rules_shown(obs)
+    rules = rules_shown(obs)
 
     def who(r: int) -> str:
         return "you" if r == 0 else f"seat +{r}"

@@ -7,18 +7,29 @@ path of every game loop (``benchmarks/aec_throughput.py`` measures the wrapped e
 These subclasses keep the standard wrappers' behaviour and types (``isinstance``
 checks still hold, and ``agent_iter`` still enforces the step/reset order) but forward
 the hot attributes with properties and ``last()`` in one call.
+
+:class:`TextObservations` is the text observation mode: each seat's information state as
+JSON and as prose, moves taken by name (:mod:`grove_env.text_mode`).
 """
 
 from __future__ import annotations
 
+import json
+import string
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, BaseWrapper, OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
     AECOrderEnforcingIterator,
 )
+
+from grove_env.actions import NUM_ACTIONS
+from grove_env.text_mode import parse_move, seat_json, seat_prose
 
 
 class _DirectForwarding:
@@ -159,3 +170,45 @@ class _OrderIterator(AECOrderEnforcingIterator):
         assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         wrapper._has_updated = False
         return env.agent_selection
+
+
+class TextObservations(BaseWrapper):
+    """The text observation mode (:mod:`grove_env.text_mode`) as a PettingZoo wrapper.
+
+    Each seat observes ``{"json": str, "text": str, "action_mask": int8[10]}``: its
+    information state as JSON (:func:`~grove_env.text_mode.seat_json`, dumped with sorted
+    keys) and in words (:func:`~grove_env.text_mode.seat_prose`), each listing the legal
+    moves by name. :meth:`step` takes a move's name (or the action number); a name that
+    is not a legal move is a ``ValueError`` of one line that lists the legal ones.
+
+    >>> from grove_env import grove_v1
+    >>> env = TextObservations(grove_v1.env(num_players=3))
+    >>> env.reset(seed=0)
+    >>> seen = env.observe(env.agent_selection)
+    >>> json.loads(seen["json"])["phase"], seen["text"].splitlines()[-1]
+    ('look', '  - leave slot 2 unseen')
+    >>> env.step("leave slot 1 unseen")
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        text = spaces.Text(max_length=8192, charset=string.printable)
+        mask = spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
+        self._space = spaces.Dict({"json": text, "text": text, "action_mask": mask})
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._space
+
+    def observe(self, agent: str) -> dict[str, Any] | None:
+        seen = super().observe(agent)
+        if seen is None:
+            return None
+        obs, mask = seen["observation"], seen["action_mask"]
+        view = json.dumps(seat_json(obs, mask), sort_keys=True)
+        return {"json": view, "text": seat_prose(obs, mask), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        if isinstance(action, str):
+            agent = self.env.agent_selection
+            action = parse_move(action, self.env.observe(agent)["action_mask"])
+        super().step(action)

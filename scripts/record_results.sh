@@ -28,6 +28,13 @@ for agent in random heuristic cfr cfr-round; do
         --rules revised --players 2 --agent "$agent" --whole-game --json
 done
 
+rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
+    --rules classic --players 4 --agent random --json
+# the league: a fresh games file (a kept one would be resumed, and only its new games timed)
+rm -f docs/results/league/classic-4p-games.json
+rec league classic-4p python -m grove_env.agents.cli.league --rules classic --players 4 \
+    --games 4000 --seed 0 --results docs/results/league/classic-4p-games.json --json {json}
+
 rec training smoke-16k python train.py --config configs/smoke.yaml --set run_dir={run} \
     --set total_timesteps=16384 --set eval_every=4096 --set final_eval_games=200
 

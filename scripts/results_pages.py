@@ -7,6 +7,10 @@ a new record is a new table on the next run. The headline table of ``README.md``
 its ``results:headline`` markers) is the gauntlets' summary, and ``docs/results/zoo-cards.md``
 the shipped zoo's cards (``grove_env/data/zoo``). No figure is typed by hand.
 
+Its sibling modules in ``scripts/`` hold the rest: ``results_records`` loads the records and
+prints figures, tables and how each was made; ``results_tables`` the benchmarks' tables and
+the zoo's page; ``results_league`` the league page.
+
     python scripts/results_pages.py            # rewrite the pages
     python scripts/results_pages.py --check    # exit 1 naming each page that is stale
 """
@@ -18,15 +22,16 @@ import json
 import re
 import statistics
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from grove_env.agents.learned.policy_files import ZOO_CARD, zoo_dir, zoo_tables
+from results_league import NashConvs, exact_nash_convs, league_page  # scripts/, beside this one
+from results_records import DATA, ROOT, Record, load, provenance, run_on, table
+from results_tables import benchmark_tables, share, zoo_cards, zoo_page
+
 from grove_env.training.run.directory import nash_conv_line
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "docs" / "results" / "data"
 PAGES = ROOT / "docs" / "results"
 README = ROOT / "README.md"
 ZOO = ROOT / "grove_env" / "data" / "zoo"
@@ -37,66 +42,8 @@ TITLES = {
     "training": "Training runs",
     "curves": "NashConv curves of training methods",
     "benchmark": "Benchmarks",
+    "league": "League",
 }
-
-Record = tuple[str, dict[str, Any]]  # (file name without .json, the record)
-
-
-def load(data: Path = DATA) -> dict[str, list[Record]]:
-    """Every record under ``data``, by kind (its folder), in file-name order."""
-    kinds: dict[str, list[Record]] = {}
-    for path in sorted(data.glob("*/*.json")):
-        record = json.loads(path.read_text())
-        for key in ("kind", "command", "date", "machine", "result"):
-            if key not in record:
-                raise ValueError(f"{path}: a record needs {key!r} (scripts/record_result.py)")
-        kinds.setdefault(path.parent.name, []).append((path.stem, record))
-    return kinds
-
-
-def fmt(value: Any) -> str:
-    """A figure as the pages print it: ints with separators, floats to 4 significant
-    digits (3 decimals for a share), large floats rounded."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if abs(value) >= 100:
-            return f"{value:,.0f}"
-        return f"{value:.4g}"
-    return str(value).replace("|", "\\|")
-
-
-def table(header: list[str], rows: Iterable[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
-    return lines + [""]
-
-
-def run_on(record: dict[str, Any]) -> str:
-    """When and on what: ``2026-12-03 07:18 UTC (3.6 s), AMD EPYC x 2 CPUs, load 8.7-8.9``."""
-    m, load = record["machine"], record["machine"].get("load_average")
-    date = record["date"][:16].replace("T", " ") + " UTC"
-    load_text = f", load {load[0]:.1f} at start, {load[1]:.1f} at end" if load else ""
-    version = record.get("versions", {}).get("grove-env", "?")
-    return (
-        f"{date} ({fmt(record.get('seconds'))} s), {m['cpu']} x {m['cpus']} CPUs{load_text}, "
-        f"Python {m['python']}, grove-env {version}"
-    )
-
-
-def provenance(kind: str, name: str, record: dict[str, Any]) -> list[str]:
-    return [
-        f"Command: `{record['command']}`",
-        "",
-        f"Run {run_on(record)}. Data: `docs/results/data/{kind}/{name}.json`.",
-        "",
-    ]
-
-
-def share(cell: dict[str, Any]) -> str:
-    return f"{cell['win_share']:.3f} [{cell['ci_low']:.3f}, {cell['ci_high']:.3f}]"
 
 
 def gauntlets(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -175,20 +122,23 @@ def nashconv_page(records: list[Record]) -> list[str]:
         cells.setdefault((r["rules"], r["players"], game), {})[r["agent"]] = r["nash_conv"]
     found = {record["result"]["agent"] for _, record in records}
     agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
+    four = "{:.4f}".format  # one format for every NashConv
     rows = [
-        [rules, players, game, *(v.get(a) for a in agents)]
+        [rules, players, game, *("" if a not in v else four(v[a]) for a in agents)]
         for (rules, players, game), v in sorted(cells.items())
     ]
     made = [
-        [name, r["nash_conv"], f"{r['seconds']} s, {r['peak_mb']} MB", f"`{record['command']}`",
-         run_on(record)]
+        [name, four(r["nash_conv"]), f"{r['seconds']:.1f} s, {r['peak_mb']} MB",
+         f"`{record['command']}`", run_on(record)]
         for name, record in records
         for r in [record["result"]]
     ]  # fmt: skip
     return [
         "NashConv of each agent playing every seat: the sum over seats of what a seat gains",
         "by its exact best response (0 is an equilibrium). One round pays the `markers`",
-        "reward; the whole game the `outcome` reward, from -1 to 1.",
+        "reward; the whole game the `outcome` reward, from -1 to 1. A blank cell is a",
+        "figure not measured: the whole game is measured at 2 players only, and `cfr` and",
+        "`cfr-round` play 2-player tables only.",
         "",
         *table(["rules", "players", "game, unit", *agents], rows),
         "## How each figure was made",
@@ -226,7 +176,9 @@ def curves_page(records: list[Record]) -> list[str]:
     lines = [
         "NashConv against learner steps of training methods (configs) on one budget, several",
         "seeds each (`benchmarks/nashconv_curves.py`): the whole game at 2 players",
-        "(outcome), one round from the start of a game at 3 and 4 (markers).",
+        "(outcome), one round from the start of a game at 3 and 4 (markers). The command",
+        "reuses the runs its `--work` folder already holds, so it can take seconds; the",
+        "table's last column is the time the runs trained.",
         "",
     ]
     for name, record in records:
@@ -237,7 +189,7 @@ def curves_page(records: list[Record]) -> list[str]:
                 last = statistics.median(v[-1] for v in runs.values())
                 low = statistics.median(min(v) for v in runs.values())
                 rows.append([
-                    table_name, method, found["steps"][-1], last, low,
+                    table_name, method, found["steps"][-1], f"{last:.4f}", f"{low:.4f}",
                     ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
                     sum(found.get("seconds", {}).values()),
                 ])  # fmt: skip
@@ -251,32 +203,14 @@ def curves_page(records: list[Record]) -> list[str]:
     return lines
 
 
-def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """``{"a": {"b": 1}, "c": [2]}`` -> ``[("a.b", 1), ("c.0", 2)]``."""
-    if isinstance(value, dict):
-        items: Iterable[tuple[Any, Any]] = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return [(prefix, value)]
-    out = []
-    for key, item in items:
-        out += flatten(item, f"{prefix}.{key}" if prefix else str(key))
-    return out
-
-
-def figures_page(kind: str) -> Callable[[list[Record]], list[str]]:
-    """Any other kind (the benchmarks among them): a table of each record's figures."""
-
-    def page(records: list[Record]) -> list[str]:
-        lines = []
-        for name, record in records:
-            lines += [f"## {name}", ""]
-            lines += table(["figure", "value"], (list(kv) for kv in flatten(record["result"])))
-            lines += provenance(kind, name, record)
-        return lines
-
-    return page
+def benchmark_page(records: list[Record]) -> list[str]:
+    """The benchmarks: each record's figures in named columns (:mod:`results_tables`)."""
+    lines = []
+    for name, record in records:
+        lines += [f"## {name}", ""]
+        lines += benchmark_tables(record["command"], record["result"])
+        lines += provenance("benchmark", name, record)
+    return lines
 
 
 PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
@@ -284,62 +218,15 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
     "nashconv": nashconv_page,
     "training": training_page,
     "curves": curves_page,
+    "benchmark": benchmark_page,
 }
 
 
-def zoo_cards(zoo: Path) -> list[tuple[str, dict[str, Any] | None]]:
-    """``(table, card or None)`` for every table, from the shipped zoo's cards."""
-    out: list[tuple[str, dict[str, Any] | None]] = []
-    for table in zoo_tables():
-        path = zoo_dir(table, zoo) / ZOO_CARD
-        out.append((table, json.loads(path.read_text()) if path.is_file() else None))
-    return out
-
-
-def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
-    """The MyST text of ``docs/results/zoo-cards.md``: one row per table from its card."""
-    rows, sources = [], []
-    for name, card in cards:
-        if card is None:
-            rows.append([name, "not shipped", "", "", "", "", "", "", ""])
-            continue
-        nc, g = card["nash_conv"], card["gauntlet"]
-        cells = {c["opponent"]: c for c in g["cells"]}
-        worst = g["rule_based_worst"]
-        rows.append([
-            f"`{card['spec']}`", card["config"]["as_used"].get("play", "greedy"), card["steps"],
-            card["train_seconds"], nc["one_round_markers"], nc["whole_game_outcome"],
-            "" if worst is None else f"{worst['opponent']} {share(worst)}",
-            share(cells["heuristic"]) if "heuristic" in cells else "",
-            share(cells["random"]) if "random" in cells else "",
-        ])  # fmt: skip
-        sources.append(
-            f"- `{card['spec']}`: `{card['command']}` ({card['config']['file']}, seed "
-            f"{card['seed']}, {g['games']:,} gauntlet games per opponent; fair share "
-            f"{g['fair_share']:.3f})"
-        )
-    header = ["policy", "plays", "steps", "training s", "NashConv one round (markers)",
-              "whole game (outcome)", "worst style", "vs heuristic", "vs random"]  # fmt: skip
-    lines = [
-        "# The zoo",
-        "",
-        "<!-- Written by scripts/results_pages.py from grove_env/data/zoo; do not edit. -->",
-        "",
-        "The trained policy shipped for each table, as `zoo:<rules>-<n>p` plays it, from its",
-        "card (`grove_env/data/zoo/<rules>_<n>p/card.json`, written by `scripts/zoo.py`,",
-        "which `make zoo` runs): exact NashConv of one round from the start of a game (2 to",
-        "4 players) and of the whole game (2 players), and the gauntlet's win shares with",
-        "their 95% intervals.",
-        "",
-        *table(header, rows),
-        *(["How each was made:", "", *sources] if sources else []),
-    ]
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def page(kind: str, records: list[Record]) -> str:
-    """The MyST text of ``docs/results/<kind>.md``."""
-    maker = PAGE_MAKERS.get(kind, figures_page(kind))
+def page(kind: str, records: list[Record], nash_convs: NashConvs | None = None) -> str:
+    """The MyST text of ``docs/results/<kind>.md`` (the league's with ``nash_convs``)."""
+    maker = PAGE_MAKERS.get(kind, benchmark_page)
+    if kind == "league":
+        maker = lambda found: league_page(found, nash_convs or {})  # noqa: E731
     body = maker(records) if records else ["No records yet (see [Results](index.md))."]
     head = [
         f"# {TITLES.get(kind, kind.capitalize())}",
@@ -362,8 +249,10 @@ def outputs(
 ) -> dict[Path, str]:
     """Every page this script writes, with its text."""
     kinds = {kind: [] for kind in TITLES} | load(data)
-    out = {pages / f"{kind}.md": page(kind, records) for kind, records in kinds.items()}
-    out[pages / "zoo-cards.md"] = zoo_page(zoo_cards(zoo))
+    cards = zoo_cards(zoo)
+    nash_convs = exact_nash_convs(kinds["nashconv"], cards)
+    out = {pages / f"{kind}.md": page(kind, records, nash_convs) for kind, records in kinds.items()}
+    out[pages / "zoo-cards.md"] = zoo_page(cards)
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
     return out

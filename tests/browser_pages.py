@@ -32,6 +32,8 @@ if CHROMIUM is None:
 
 from web_server import serving  # noqa: E402
 
+from grove_env.record import record_game  # noqa: E402
+from grove_env.rules import get_rules  # noqa: E402
 from grove_env.web.app import create_app  # noqa: E402
 from grove_env.web.views import seat_view  # noqa: E402
 
@@ -99,8 +101,9 @@ def wait_drawn(page: Page, before: int) -> None:
     page.wait_for_function(f"Number(document.querySelector('#board').dataset.draws) > {before}")
 
 
-def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
-    """The round that just ended is on screen, the next round's table is not; then go on."""
+def check_round_result(page: Page, view: dict, use_keys: bool, record: dict) -> None:
+    """The round that just ended is on screen, the next round's table is not, and the
+    seats table is the standing of that round in the game's ``record``; then go on."""
     done = view["rounds"][-1]
     panel = page.locator("#round-result")
     assert panel.is_visible() and page.locator("#actions").is_hidden()
@@ -109,15 +112,23 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     assert title.startswith(f"Round {done['round']}: suspect {done['culprit']} ")
     cards = panel.locator(".card")
     assert cards.count() == 3 and cards.nth(done["culprit"]).locator(".badge.culprit").count() == 1
-    for slot in range(3):
+    for slot in range(3):  # drawn top first, as labelled
+        assert "top first" in cards.nth(slot).text_content() or not done["stacks"][slot]
         markers = cards.nth(slot).locator(".marker").all_text_contents()
-        assert [m.split()[0] for m in markers] == [f"P{s}" for s in done["stacks"][slot]]
+        assert [m.split()[0] for m in markers] == [f"P{s}" for s in done["stacks"][slot][::-1]]
     first = done["first_player"]  # the unseen badge names who did not look, not the viewer
     badge = cards.nth(done["unseen_slot"]).locator(".badge.unseen").text_content()
     assert badge == ("UNSEEN BY YOU" if first == view["seat"] else f"UNSEEN BY P{first}")
     lines = page.locator("#round-lines li").all_text_contents()
     for slot, to, count in done["penalty_flows"]:
         assert f"Suspect {slot} was innocent: its {count} marker(s) go to P{to}," in " ".join(lines)
+    result = record["rounds"][done["round"] - 1]["result"]
+    rules = get_rules(view["rules"])
+    scores = [rules.score(c, p) for c, p in zip(result["coloured"], result["penalty"])]
+    assert seats_shown(page) == list(zip(result["coloured"], result["penalty"], scores))
+    for seat, change in enumerate(done["changes"]):
+        word = "same" if change["score"] == 0 else "better" if change["score"] < 0 else "worse"
+        assert word in page.locator(f"#seats tr[data-seat='{seat}'] .change").text_content()
     before = drawn(page)
     if use_keys:
         page.keyboard.press("Enter")
@@ -127,15 +138,34 @@ def check_round_result(page: Page, view: dict, use_keys: bool) -> None:
     assert panel.is_hidden()
 
 
+def seats_shown(page: Page) -> list[tuple[int, int, int]]:
+    """``(coloured, penalty, score)`` per seat as the seats table shows them."""
+    rows = page.locator("#seats tbody tr").all()
+    return [
+        tuple(int(r.locator(f"td.{k}").text_content().split()[-1]) for k in ("coloured", "penalty"))
+        + (int(r.locator("td.score .count").text_content()),)
+        for r in rows
+    ]
+
+
 def check_hints(page: Page, view: dict) -> None:
-    """The hints panel lists every legal move (computed for this very view)."""
+    """The hints panel lists every legal move (computed for this very view), marks the one
+    with the fewest expected penalty markers, and has no blank header."""
     page.wait_for_selector(f"#hints[data-draw='{drawn(page)}']")
     rows = page.locator("#hints-table tbody tr")
     shown = [int(r.get_attribute("data-action")) for r in rows.all()]
     assert shown == [m["action"] for m in view["legal"]]
-    if view["phase"] == "accuse":
-        penalties = page.locator("#hints-table td.penalty").all_text_contents()
-        assert all(float(p) >= 0 for p in penalties)
+    headers = page.locator("#hints-table th").all_text_contents()
+    assert all(h.strip() for h in headers) and "fewer is better" in headers[1]
+    if view["phase"] != "look":
+        penalties = [float(p) for p in page.locator("#hints-table td.penalty").all_text_contents()]
+        assert all(p >= 0 for p in penalties)
+        marked = page.locator("#hints-table tr.recommended")
+        assert marked.count() == 1 and "recommended" in marked.text_content()
+        assert float(marked.locator("td.penalty").text_content()) == min(penalties)
+    if (view["rules"], view["num_players"]) == ("classic", 4):
+        zoo = "chance zoo:classic-4p plays it"
+        assert zoo in headers and rows.first.locator("td.policy").text_content().endswith("%")
 
 
 def play_to_the_end(
@@ -175,7 +205,7 @@ def play_to_the_end(
             rounds_shown = len(view["rounds"])
             if on_result is not None:
                 on_result()
-            check_round_result(page, view, use_keys)
+            check_round_result(page, view, use_keys, record_game(table.game))
         if after is not None:
             after(len(views))
     return views

@@ -22,6 +22,9 @@ README_SPEC = "heuristic:noise=0.2,aim=1"
 
 
 def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module; its sibling scripts import as they do when it runs."""
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -256,3 +256,4 @@ def test_the_benchmark_runs_at_a_tiny_size():
     )
     assert done.returncode == 0, done.stderr
     assert "single:" in done.stdout and "batch:" in done.stdout and "ratio:" in done.stdout
+    assert "speed-up:" in done.stdout and "identical actions: yes" in done.stdout

@@ -47,6 +47,7 @@ LAYERS = [  # longest prefix wins
     ("grove_env.vector", 1),
     ("grove_env.grove_v1", 1),
     ("grove_env.env_infos", 1),
+    ("grove_env.env_checks", 1),
     ("grove_env.grove_v0", 1),
     ("grove_env.wrappers", 1),
     ("grove_env.render", 1),

@@ -3,6 +3,7 @@
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -12,12 +13,28 @@ README = ROOT / "README.md"
 def test_quick_start_runs() -> None:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     assert blocks, "README has no python quick start"
+    started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-c", blocks[0]], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
+    assert time.monotonic() - started < 60, "the first command takes over a minute"
     assert "game over" in out.stdout
     assert "player_0" in out.stdout
+
+
+def test_its_first_screen_says_what_this_is_and_starts_in_a_minute() -> None:
+    lines = README.read_text().splitlines()
+    first = "\n".join(lines[:40])
+    opening = first.split("\n\n")[1]  # the paragraph under the title
+    assert opening.count(". ") == 0 and opening.endswith(".") and len(opening.split()) <= 40
+    assert re.search(r"```python\n.*?```", first, flags=re.S), "the quick start is not on it"
+    prose = re.sub(r"```.*?```", "", first, flags=re.S)
+    commands = re.findall(r"```bash\n(.*?)```", first, flags=re.S)
+    # a figure of the first screen has one condition: no measured decimals, no ranges
+    figures = re.findall(r"(?<!Python )\d+\.\d+|\d+\s*(?:–|to)\s*\d+", prose + "".join(commands))
+    assert not figures, figures
+    assert "make test" in first and "make train" in first
 
 
 def test_a_front_page_not_a_lab_notebook() -> None:

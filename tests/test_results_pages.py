@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 from command_lines import ROOT, load_script
 
 pages = load_script("results_pages")
+records = load_script("results_records")  # its sibling: the records and how they print
 DATA = ROOT / "docs" / "results" / "data"
 
 
@@ -66,7 +68,7 @@ def test_each_record_names_its_command_date_and_machine(path: Path) -> None:
     assert datetime.datetime.fromisoformat(record["date"]).year >= 2026
     assert record["machine"]["cpus"] >= 1 and record["machine"]["cpu"]
     page = (ROOT / "docs" / "results" / f"{path.parent.name}.md").read_text()
-    assert f"`{record['command']}`" in page
+    assert f"`{records.MACHINE_PATH.sub('<dir>', record['command'])}`" in page
     assert f"data/{path.parent.name}/{path.name}`" in page or f"| {path.stem} |" in page
 
 
@@ -77,7 +79,7 @@ def test_a_record_of_a_new_kind_gets_a_page_of_its_figures(tmp_path: Path) -> No
               "result": {"cards": [{"name": "a", "elo": 1234.5}]}}  # fmt: skip
     (tmp_path / "zoo" / "cards.json").write_text(json.dumps(record))
     written = pages.outputs(tmp_path, tmp_path, tmp_path / "no-readme.md")
-    assert "| cards.0.elo | 1,234 |" in written[tmp_path / "zoo.md"]
+    assert "| cards, 1, elo | 1234.5 |" in written[tmp_path / "zoo.md"]
     assert "No records yet" in written[tmp_path / "nashconv.md"]
 
 
@@ -106,3 +108,47 @@ def test_the_recorder_reads_the_last_stdout_line_and_stops_on_failure(tmp_path: 
     (tmp_path / "r.json").unlink()
     done = record(tmp_path, sys.executable, "-c", "raise SystemExit(3)")
     assert done.returncode == 3 and not (tmp_path / "r.json").exists()
+
+
+def table_cells(text: str) -> list[str]:
+    rows = [line for line in text.splitlines() if line.startswith("|") and "---" not in line]
+    return [c.strip() for row in rows for c in row.strip("|").split("|")]
+
+
+def test_the_benchmarks_are_named_columns_not_dotted_json_keys() -> None:
+    text = (ROOT / "docs" / "results" / "benchmark.md").read_text()
+    cells = table_cells(text)
+    dotted = [c for c in cells if re.fullmatch(r"[A-Za-z_][\w=]*(\.[\w=]+)+", c)]
+    assert len(cells) > 50 and not dotted, dotted
+    headers = [line for line in text.splitlines() if line.startswith("| ") and "/s" in line]
+    assert headers, "no rate column names its unit"
+
+
+MACHINE = re.compile(
+    r"(?<![\w.~/:])/(home|work|tmp|Users|opt|usr|root|var|mnt|srv|scratch|private|Volumes)/"
+    r"|\b[A-Z]:\\[A-Za-z]"
+)
+"""An absolute path of a machine's file system (a URL's path does not count)."""
+
+
+def test_no_docs_page_holds_an_absolute_machine_path() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+        if "_build" not in path.parts
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if MACHINE.search(line)
+    ]
+    assert not found, found
+
+
+def test_the_league_page_shows_each_rating_with_the_nashconv_already_measured() -> None:
+    (source,) = (DATA / "league").glob("classic-4p.json")
+    record = json.loads(source.read_text())
+    zoo = next(a for a in record["result"]["agents"] if a["agent"] == "zoo:classic-4p")
+    measured = {("classic", 4, "zoo:classic-4p"): 0.0939}
+    text = pages.page("league", [("classic-4p", record)], measured)
+    row = f"| zoo:classic-4p | {zoo['rating']:.0f} | [{zoo['ci_low']:.0f}, {zoo['ci_high']:.0f}]"
+    assert f"{row} | {zoo['games']:,} | 0.0939 |" in text
+    assert "| random | 0 | [0, 0] |" in text
+    assert "| zoo:classic-4p |" in pages.page("league", [("classic-4p", record)])

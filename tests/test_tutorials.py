@@ -41,6 +41,49 @@ def test_every_tutorial_has_a_page_and_a_test() -> None:
     assert all(f"\n{name}\n" in index for name in scripts)
 
 
+HARNESS = ("from steps", "import steps", "subprocess", 'sh("', "Popen", "resolve(")
+"""What the tutorials' CI harness writes and a user does not: none of it on a page."""
+
+
+def rendered(page: Path) -> str:
+    """The page's text as the site shows it: each literalinclude replaced by what it
+    includes (the file after ``:start-after:`` and before ``:end-before:``)."""
+
+    def include(match: re.Match[str]) -> str:
+        target = page.parent / match.group(1)
+        assert target.is_file(), f"{page.name} includes missing {match.group(1)}"
+        text = target.read_text()
+        options = dict(re.findall(r"^:([\w-]+):[ \t]*(.*)$", match.group(2), flags=re.M))
+        if "start-after" in options:
+            text = text.split(options["start-after"], 1)[1]
+        if "end-before" in options:
+            text = text.split(options["end-before"], 1)[0]
+        return text
+
+    pattern = r"```\{literalinclude\}[ \t]*(\S+)\n(.*?)```"
+    return re.sub(pattern, include, page.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("page", sorted(TUTORIALS.glob("*.md")), ids=lambda p: p.stem)
+def test_a_tutorial_page_shows_the_code_a_user_writes_not_its_harness(page: Path) -> None:
+    text = rendered(page)
+    shown = [marker for marker in HARNESS if marker in text]
+    assert not shown, f"{page.name} shows its CI harness: {shown}"
+
+
+def test_every_example_has_a_page_and_runs_in_ci() -> None:
+    examples = sorted((ROOT / "examples").glob("*.py"))
+    index = (ROOT / "docs" / "examples" / "index.md").read_text()
+    runners = (ROOT / "tests" / "test_examples.py").read_text() + "".join(
+        p.read_text() for p in TUTORIALS.glob("*.py")
+    )
+    for example in examples:
+        page = ROOT / "docs" / "examples" / f"{example.stem}.md"
+        assert page.is_file() and f"\n{example.stem}\n" in index, f"no docs page for {example}"
+        assert example.read_text() in rendered(page)  # shown whole
+        assert f'{example.name}"' in runners or f"examples/{example.name}" in runners, example
+
+
 @pytest.mark.slow  # a subprocess that trains, plays or serves
 def test_train_from_config() -> None:
     out = run_tutorial("train_from_config.py")
@@ -58,6 +101,15 @@ def test_evaluate() -> None:
     assert "$ grove-tournament --rules classic" in out and "$ grove-gauntlet" in out
     assert re.search(r"from the JSON: mean 0\.\d+, worst [a-z-]+", out)
     assert "Gauntlet of greedy: revised rules, 3 players" in out
+
+
+@pytest.mark.slow  # a subprocess that trains, plays or serves
+def test_text_agents() -> None:
+    out = run_tutorial("text_agents.py")
+    assert "JSON fields: accusations, first_player, legal_moves" in out
+    assert "a bad reply is one line: 'accuse the gardener' is not a move" in out
+    assert re.search(r"model\s+0\.\d+", out)
+    assert "Gauntlet of text: classic rules, 4 players" in out
 
 
 @pytest.mark.slow  # a subprocess that trains, plays or serves

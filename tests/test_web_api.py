@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from grove_env.agents.learned.policy_files import zoo_shipped
+from grove_env.rules import get_rules
 
 pytest.importorskip("starlette", reason="the 'web' extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the 'web' extra (uvicorn) is not installed")
@@ -52,9 +53,14 @@ def test_a_person_plays_a_game_to_the_end(server: tuple[str, Any]) -> None:
             base, "POST", f"/api/play/{key}/act", {"action": view["legal"][-1]["action"]}
         )
         assert status == 200, view
+        if not view["over"]:  # its finished rounds' deals hold tiles the person never saw
+            assert call(base, "GET", f"/api/play/{key}/record")[0] == 400
     game = store.get(key, "play").game
     assert view["standings"] == game.standings() and game.terminal
     assert call(base, "GET", f"/api/play/{key}") == (200, view)
+    status, record = call(base, "GET", f"/api/play/{key}/record")
+    assert status == 200 and record["final"]["standings"] == game.standings()
+    assert call(base, "POST", "/api/replay", record)[0] == 200
 
 
 def test_tabs_play_separate_games(server: tuple[str, Any]) -> None:
@@ -217,8 +223,12 @@ def test_options_offer_each_agent_only_where_it_plays(server: tuple[str, Any]) -
         a for a in options["agents"] if (":" in a and a not in zoo) or a in ("human", "ppo", "sb3")
     ]
     for rules, counts in options["rules"].items():
-        assert set(options["words"][rules]) == {"goal", "round", "markers", "end", "result"}
+        words = options["words"][rules]
+        assert set(words) == {"goal", "round", "markers", "end", "result", "tiles"}
         for n in counts:
+            assert words["tiles"][str(n)].startswith(
+                f"The {len(get_rules(rules).tiles(n))} tiles: "
+            )
             offered = options["tables"][rules][str(n)]
             assert ("cfr" in offered) == ("cfr-round" in offered) == (n == 2)
             own = {f"zoo:{rules}-{n}p"} & zoo

@@ -29,6 +29,11 @@ def test_a_whole_game_by_clicks_ends_with_the_servers_standings(
 ) -> None:
     started = start_play(page, "classic", 4, 0, ["heuristic", "greedy", "stack-avoider"], seed=4)
     key = started["id"]
+    rules = page.locator("#rules-panel")  # folded away once the game starts; its summary opens it
+    assert rules.get_attribute("open") is None and page.locator("#rules-goal").is_hidden()
+    page.click("#rules-panel summary")
+    assert page.locator("#rules-tiles").text_content() == "The 8 tiles: blank, 2, 3, 4, 5, 6, 7, 8."
+    page.click("#rules-panel summary")
 
     def readme_shot(moves: int) -> None:
         if moves == 4:  # a few rounds in: markers on the table
@@ -39,14 +44,30 @@ def test_a_whole_game_by_clicks_ends_with_the_servers_standings(
     game = server[1].get(key, "play").game
     assert game.terminal
     reason = page.locator("#end-reason").text_content()
-    assert reason.startswith("Ended by P") and "The game ends after a round" in reason
+    assert reason.startswith(f"The game ended after round {len(game.history)} because P")
+    assert "8 or more end it" in reason or "no coloured marker left" in reason
+    rank = game.standings()[0]
+    ties = [s for s in (1, 2, 3) if game.standings()[s] == rank]
+    place = page.locator("#place").text_content()
+    assert place.startswith(f"You finished {rank}") and place.split()[3] == "of"
+    assert (
+        ("tied with " + ", ".join(f"P{s}" for s in ties)) in place if ties else "tied" not in place
+    )
+    assert page.locator("#victim .tile").text_content() not in ("?", "")
     rows = page.locator("#standings tbody tr").all()
     shown = {int(r.get_attribute("data-seat")): int(r.get_attribute("data-rank")) for r in rows}
     assert shown == dict(enumerate(game.standings()))
-    scores = page.locator("#seats tbody td.score").all_text_contents()
+    scores = page.locator("#seats tbody td.score .count").all_text_contents()
     assert [int(s) for s in scores] == game.scores()
     assert "game over" in page.locator("#status").text_content()
     shot(page, tmp_path, "web-over.png")
+    with page.expect_download() as saved:  # the played game's record, to replay
+        page.click("#play-record-button")
+    record = json.loads(Path(saved.value.path()).read_text())
+    assert record["final"]["standings"] == game.standings() and record["seed"] == 4
+    with page.expect_response("**/api/play") as again:
+        page.click("#again-button")
+    assert again.value.json()["id"] != key and page.locator("#result").is_hidden()
 
 
 def test_a_seats_page_never_receives_a_hidden_tile(page: Page, server: tuple[str, Any]) -> None:
@@ -59,7 +80,8 @@ def test_a_seats_page_never_receives_a_hidden_tile(page: Page, server: tuple[str
     for view in sent:
         body = json.dumps(view)
         assert view["kind"] == "seat" and view["seat"] == 3
-        assert '"deal"' not in body and '"dealt"' not in body and '"victim": null' in body
+        assert '"deal"' not in body and '"dealt"' not in body
+        assert (view["victim"] is None) != view["over"]  # revealed once the game is over
         known = sum(t is not None for t in view["my_tiles"] + [s["tile"] for s in view["suspects"]])
         assert known <= 4  # its own two tiles and at most the two suspects it looked at
 
@@ -145,4 +167,6 @@ def test_a_hostile_record_is_shown_as_text_or_refused(page: Page, tmp_path: Path
     (tmp_path / "broken.json").write_text('{"format": "grove-record", "rounds": ')
     page.set_input_files("#record-file", str(tmp_path / "broken.json"))
     page.wait_for_selector("#error:not([hidden])")
-    assert "not valid JSON" in page.locator("#error").text_content()
+    error = page.locator("#error").text_content()
+    assert error.startswith("broken.json is not a game record this page can replay")
+    assert "not valid JSON" in error

@@ -23,6 +23,14 @@ def scroll_width(page: Page) -> tuple[int, int]:
     return page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
 
 
+def seats_width(page: Page) -> tuple[int, int]:
+    """The seats table's scroll width and the width of the box that holds it."""
+    return page.evaluate(
+        "() => [document.querySelector('#seats').scrollWidth,"
+        " document.querySelector('#seats-box').clientWidth]"
+    )
+
+
 def test_a_phone_width_page_never_scrolls_sideways(
     browser: Any, server: tuple[str, Any], tmp_path: Path
 ) -> None:
@@ -30,7 +38,7 @@ def test_a_phone_width_page_never_scrolls_sideways(
     page = context.new_page()
     page.goto(server[0] + "/")
     page.wait_for_selector("body[data-ready=true]")
-    widths = [scroll_width(page)]
+    widths, seats = [scroll_width(page)], []
     started = start_play(page, "revised", 5, 2, ["heuristic"] * 4, seed=8)
     page.check("#hints-on")
     table = server[1].get(started["id"], "play")
@@ -38,12 +46,14 @@ def test_a_phone_width_page_never_scrolls_sideways(
 
     def measure(moves: int) -> None:
         widths.append(scroll_width(page))
+        seats.append(seats_width(page))
         if moves == 2:
             shot(page, tmp_path, "web-phone.png")
 
     def measure_result() -> None:
         nonlocal seen_result
         widths.append(scroll_width(page))  # the held round result, stacks and all
+        seats.append(seats_width(page))
         if not seen_result:
             shot(page, tmp_path, "web-phone-round.png")
         seen_result = True
@@ -65,6 +75,7 @@ def test_a_phone_width_page_never_scrolls_sideways(
     context.close()
     assert seen_result and table.game.terminal and len(widths) > 5
     assert all(scroll <= inner == 390 for scroll, inner in widths), widths
+    assert seats and all(0 < scroll <= box for scroll, box in seats), seats
 
 
 def test_the_page_runs_under_its_own_csp(browser: Any, server: tuple[str, Any]) -> None:
@@ -82,7 +93,8 @@ def test_the_page_runs_under_its_own_csp(browser: Any, server: tuple[str, Any]) 
     start_play(page, "classic", 2, 0, ["cfr"], seed=2)
     page.check("#hints-on")
     page.wait_for_selector("#hints-table tbody tr")
-    assert page.locator("#hints-policy").text_content() == "cfr plays it"
+    policies = page.locator("#hints-table th.policy").all_text_contents()
+    assert policies == ["chance zoo:classic-2p plays it", "chance cfr plays it"]
     with page.expect_response("**/act"):
         page.locator("#actions button.move").first.click()
     assert page.locator("#rules-round li").count() >= 5

@@ -97,3 +97,26 @@ def test_every_legal_move_is_explained_in_words() -> None:
     game.apply_action(3)
     accuse = seat_view(game, 0, labels)["legal"]
     assert "unknown to you" in accuse[0]["explain"] and "(8)" in accuse[2]["explain"]
+
+
+@pytest.mark.parametrize(("rules", "n"), TABLES)
+def test_the_last_move_round_scores_and_the_revealed_victim(rules: str, n: int) -> None:
+    """Every view names the move just made; each finished round carries every seat's
+    score and change of score; the victim is shown to a seat only once the game is over."""
+    game, rng = Game(rules, n, seed=n), random.Random(n)
+    labels = [f"P{s}" for s in range(n)]
+    while not game.terminal:
+        seat, action = game.current_player, rng.choice(game.legal_actions())
+        game.apply_action(action)
+        for view in (seat_view(game, (seat + 1) % n, labels), table_view(game, labels)):
+            assert (view["last_move"]["seat"], view["last_move"]["action"]) == (seat, action)
+    before = [game.rules.score(game.rules.markers_per_player, 0)] * n
+    for done in seat_view(game, 0, labels)["rounds"]:
+        assert done["scores"] == [
+            game.rules.score(c, p) for c, p in zip(done["coloured"], done["penalty"])
+        ]
+        assert [c["score"] for c in done["changes"]] == [
+            a - b for a, b in zip(done["scores"], before)
+        ]
+        before = done["scores"]
+    assert seat_view(game, 0, labels)["victim"] == tile_name(game.victim, rules)

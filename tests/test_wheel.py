@@ -47,3 +47,24 @@ def test_wheel_installs_only_grove_env(tmp_path: Path) -> None:
     }
     assert zoo <= set(names)
     assert {n for n in names if n.startswith("grove_env/data/zoo/")} == zoo
+    check_release_metadata(wheel, sdist)
+
+
+def check_release_metadata(wheel: Path, sdist: Path) -> None:
+    """The wheel's metadata names the licence and carries its file and the classifiers;
+    ``twine check`` (what ``make dist`` runs in CI) passes both files."""
+    packed = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in packed.namelist() if n.endswith(".dist-info/METADATA")]
+    fields = packed.read(metadata).decode().split("\n\n")[0].splitlines()
+    assert "License-Expression: MIT" in fields and "License-File: LICENSE" in fields
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in packed.namelist())
+    classifiers = [f for f in fields if f.startswith("Classifier: ")]
+    assert "Classifier: Topic :: Games/Entertainment :: Board Games" in classifiers
+    assert len(classifiers) >= 8
+    pytest.importorskip("twine")
+    checked = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

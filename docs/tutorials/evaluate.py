@@ -14,9 +14,6 @@ from pathlib import Path
 
 from steps import sh
 
-from grove_env.agents.arena.gauntlet import run_gauntlet
-from grove_env.agents.arena.tournament import run_tournament
-
 sh("grove-tournament", "--rules", "classic", "--players", "4",
    "--agents", "heuristic,random,random,random", "--games", "80", "--seed", "0")  # fmt: skip
 
@@ -28,8 +25,5 @@ with tempfile.TemporaryDirectory() as scratch:
     print(f"from the JSON: mean {summary['rule_based_mean']:.3f}, "
           f"worst {summary['rule_based_worst']['opponent']}")  # fmt: skip
 
-# The same from Python: the results are objects with a text table and JSON.
-table = run_tournament(["greedy", "random", "random"], rules="revised", num_players=3, games=60)
-print(table)
-gauntlet = run_gauntlet("greedy", rules="revised", num_players=3, games=30, opponents=["random"])
-print(gauntlet.table())
+# The same from Python: the example the page shows.
+sh("python", "examples/evaluate_agents.py", "--agent", "greedy", "--games", "60")

@@ -25,5 +25,5 @@ with tempfile.TemporaryDirectory() as scratch:
     run = Path(scratch) / "rllib-run"
     sh("python", "train.py", "--config", "configs/rllib_smoke.yaml", "--set", f"run_dir={run}")
     print("the run directory:", " ".join(sorted(p.name for p in run.iterdir())))
-    sh("grove-tournament", "--agent", f"ppo:{run}/best_policy.json", "--agent", "random",
+    sh("grove-tournament", "--agent", f"ppo:{run}", "--agent", "random",
        "--agent", "random", "--agent", "random", "--games", "40")  # fmt: skip

@@ -8,7 +8,6 @@ train``) the real one. The run directory holds everything the run made, and its
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -19,10 +18,6 @@ with tempfile.TemporaryDirectory() as scratch:
     sh("python", "train.py", "--config", "configs/smoke.yaml", "--set", f"run_dir={run}")
     print("the run directory:", " ".join(sorted(p.name for p in run.iterdir())))
 
-    final = json.loads((run / "final_eval.json").read_text())
-    vs_random = final["vs_random"]["learner"]
-    print(f"final gauntlet, vs 3 random: {vs_random['win_share']:.3f} (fair 0.25)")
-
-    # The trained policy plays like any other agent: here one seat against three random.
-    sh("grove-tournament", "--agent", f"ppo:{run}/best_policy.json", "--agent", "random",
+    sh("python", "examples/trained_policy.py", str(run))  # the example the page shows
+    sh("grove-tournament", "--agent", f"ppo:{run}", "--agent", "random",
        "--agent", "random", "--agent", "random", "--games", "40")  # fmt: skip

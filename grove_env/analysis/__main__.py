@@ -116,7 +116,9 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--players", type=whole(2), default=2)
     for s in (nc, pl):
         s.add_argument(
-            "--agent", default="random", help="agent spec: random, heuristic, cfr, ppo:PATH"
+            "--agent",
+            default="random",
+            help="agent spec: random, heuristic, cfr, zoo:TABLE, ppo:RUN",
         )
     pl.add_argument(
         "--against",

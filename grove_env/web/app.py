@@ -15,6 +15,7 @@ GET     ``/api/play/{id}``               the person's seat view
 POST    ``/api/play/{id}/act``           ``{action}``: the person's move; the agents
                                          then move until the person is to act again
 GET     ``/api/play/{id}/hints``         the person's hints (:mod:`.hints`)
+GET     ``/api/play/{id}/record``        the person's game record, once it is over
 POST    ``/api/watch``                   a table of agents: ``{rules, players, agents,
                                          seed}`` -> ``{id, view}``
 POST    ``/api/watch/{id}/step``         ``{}``: one agent move (``?seat=k`` as below)
@@ -33,6 +34,7 @@ once, so a slow move or a large replay never holds up the event loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from functools import partial
 from importlib import resources
 from typing import Any, TypeVar
@@ -53,6 +55,7 @@ from .hints import seat_hints
 from .requests import RequestError, digits, json_object, query_keys
 from .sessions import RECORD_KEYS, AgentMenu, PlayTable, Replay, WatchTable
 from .store import Limits, SessionStore
+from .views import View
 from .words import rules_words
 
 MAX_BODY = 2_000_000
@@ -94,6 +97,208 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+@dataclass
+class Server:
+    """What every route shares: the games, the agent menu and the worker threads."""
+
+    store: SessionStore
+    menu: AgentMenu
+    limiter: anyio.CapacityLimiter
+    options: dict[str, Any]
+
+    async def work(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker thread, at most ``workers`` at once."""
+        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=self.limiter)
+
+
+def _server(request: Request) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def _no_query(request: Request) -> None:
+    query_keys(request.query_params.multi_items(), ())
+
+
+# ------------------------------------------------------------------ the work, in threads
+def start_play(server: Server, raw: bytes, client: str) -> View:
+    table = PlayTable.create(json_object(raw, PLAY_KEYS), server.menu)
+    key = server.store.add(table, client)
+    with table.lock:
+        try:
+            table.run_agents()
+        except RequestError as err:
+            raise RequestError(f"{err} (game id {key})", err.status) from None
+        return {"id": key, "view": table.view(table.person)}
+
+
+def play_view(server: Server, key: str) -> View:
+    table: PlayTable = server.store.get(key, "play")  # type: ignore[assignment]
+    with table.lock:
+        return table.view(table.person)
+
+
+def play_move(server: Server, key: str, raw: bytes) -> View:
+    table: PlayTable = server.store.get(key, "play")  # type: ignore[assignment]
+    body = json_object(raw, ("action",))
+    with table.lock:
+        table.act(body.get("action"))
+        table.run_agents()
+        return table.view(table.person)
+
+
+def play_hints(server: Server, key: str) -> View:
+    table: PlayTable = server.store.get(key, "play")  # type: ignore[assignment]
+    with table.lock:
+        return seat_hints(table.game, table.person, table.encoder)
+
+
+def game_record(server: Server, key: str, kind: str) -> View:
+    table: PlayTable | WatchTable = server.store.get(key, kind)  # type: ignore[assignment]
+    with table.lock:
+        return table.record()
+
+
+def start_watch(server: Server, raw: bytes, client: str) -> View:
+    table = WatchTable.create(json_object(raw, WATCH_KEYS), server.menu)
+    return {"id": server.store.add(table, client), "view": table.view(None)}
+
+
+def watch_view(server: Server, key: str, request: Request, move: bool) -> View:
+    table: WatchTable = server.store.get(key, "watch")  # type: ignore[assignment]
+    seat = _seat(request, table.num_players)
+    with table.lock:
+        if move and table.agent_to_act():
+            failure = table.agent_step()
+            if failure is not None:
+                raise RequestError(f"{failure}; random plays that seat from now on", 409)
+        return table.view(seat)
+
+
+def start_replay(server: Server, raw: bytes, client: str) -> View:
+    session = Replay(json_object(raw, RECORD_KEYS))
+    key = server.store.add(session, client)
+    return {"id": key, "steps": len(session.steps), "view": session.view(0, None)}
+
+
+def replay_view(server: Server, key: str, text: str, request: Request) -> View:
+    session: Replay = server.store.get(key, "replay")  # type: ignore[assignment]
+    at = digits(text, "step", len(session.steps))
+    return session.view(at, _seat(request, session.num_players))
+
+
+# ------------------------------------------------------------------ the routes
+async def page(request: Request) -> Response:
+    return FileResponse(str(STATIC / "index.html"))
+
+
+async def options(request: Request) -> Response:
+    _no_query(request)
+    return JSONResponse(_server(request).options)
+
+
+async def new_play(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(
+        await server.work(start_play, server, await _body(request), _client(request))
+    )
+
+
+async def get_play(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(await server.work(play_view, server, request.path_params["id"]))
+
+
+async def act(request: Request) -> Response:
+    _no_query(request)
+    server, raw = _server(request), await _body(request)
+    return JSONResponse(await server.work(play_move, server, request.path_params["id"], raw))
+
+
+async def hints(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(await server.work(play_hints, server, request.path_params["id"]))
+
+
+async def get_play_record(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(await server.work(game_record, server, request.path_params["id"], "play"))
+
+
+async def new_watch(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(
+        await server.work(start_watch, server, await _body(request), _client(request))
+    )
+
+
+async def get_watch(request: Request) -> Response:
+    server = _server(request)
+    key = request.path_params["id"]
+    return JSONResponse(await server.work(watch_view, server, key, request, False))
+
+
+async def step(request: Request) -> Response:
+    json_object(await _body(request), ())
+    server = _server(request)
+    key = request.path_params["id"]
+    return JSONResponse(await server.work(watch_view, server, key, request, True))
+
+
+async def get_watch_record(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(await server.work(game_record, server, request.path_params["id"], "watch"))
+
+
+async def new_replay(request: Request) -> Response:
+    _no_query(request)
+    server = _server(request)
+    return JSONResponse(
+        await server.work(start_replay, server, await _body(request), _client(request))
+    )
+
+
+async def get_replay(request: Request) -> Response:
+    server, params = _server(request), request.path_params
+    return JSONResponse(
+        await server.work(replay_view, server, params["id"], params["step"], request)
+    )
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestError)
+    return _error(str(exc), exc.status)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error(str(exc.detail), exc.status_code)
+
+
+ROUTES = [
+    Route("/", page),
+    Route("/api/options", options),
+    Route("/api/play", new_play, methods=["POST"]),
+    Route("/api/play/{id}", get_play),
+    Route("/api/play/{id}/act", act, methods=["POST"]),
+    Route("/api/play/{id}/hints", hints),
+    Route("/api/play/{id}/record", get_play_record),
+    Route("/api/watch", new_watch, methods=["POST"]),
+    Route("/api/watch/{id}", get_watch),
+    Route("/api/watch/{id}/step", step, methods=["POST"]),
+    Route("/api/watch/{id}/record", get_watch_record),
+    Route("/api/replay", new_replay, methods=["POST"]),
+    Route("/api/replay/{id}/{step}", get_replay),
+    Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+]
+
+
 def create_app(
     extra_specs: Sequence[str] = (),
     limits: Limits | None = None,
@@ -103,9 +308,7 @@ def create_app(
 ) -> Starlette:
     """The application: ``extra_specs`` are agent specs the operator allows beyond the
     built-in ones, ``hosts`` the Host names served, ``token`` the API's access token."""
-    store = SessionStore(limits or Limits())
     menu = AgentMenu(extra_specs)
-    limiter = anyio.CapacityLimiter(workers)
     options_body = {
         "rules": {name: list(r.player_counts) for name, r in RULE_SETS.items()},
         "agents": menu.specs,
@@ -113,142 +316,12 @@ def create_app(
         "default_agent": "heuristic",
         "words": {name: rules_words(name) for name in RULE_SETS},
     }
-
-    async def work(fn: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
-
-    def no_query(request: Request) -> None:
-        query_keys(request.query_params.multi_items(), ())
-
-    async def page(request: Request) -> Response:
-        return FileResponse(str(STATIC / "index.html"))
-
-    async def options(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(options_body)
-
-    def start_play(raw: bytes, client: str) -> dict[str, Any]:
-        table = PlayTable.create(json_object(raw, PLAY_KEYS), menu)
-        key = store.add(table, client)
-        with table.lock:
-            try:
-                table.run_agents()
-            except RequestError as err:
-                raise RequestError(f"{err} (game id {key})", err.status) from None
-            return {"id": key, "view": table.view(table.person)}
-
-    async def new_play(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(start_play, await _body(request), _client(request)))
-
-    def play_view(key: str) -> dict[str, Any]:
-        table: PlayTable = store.get(key, "play")  # type: ignore[assignment]
-        with table.lock:
-            return table.view(table.person)
-
-    async def get_play(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(play_view, request.path_params["id"]))
-
-    def play_move(key: str, raw: bytes) -> dict[str, Any]:
-        table: PlayTable = store.get(key, "play")  # type: ignore[assignment]
-        body = json_object(raw, ("action",))
-        with table.lock:
-            table.act(body.get("action"))
-            table.run_agents()
-            return table.view(table.person)
-
-    async def act(request: Request) -> Response:
-        no_query(request)
-        raw = await _body(request)
-        return JSONResponse(await work(play_move, request.path_params["id"], raw))
-
-    def play_hints(key: str) -> dict[str, Any]:
-        table: PlayTable = store.get(key, "play")  # type: ignore[assignment]
-        with table.lock:
-            return seat_hints(table.game, table.person, table.encoder)
-
-    async def hints(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(play_hints, request.path_params["id"]))
-
-    def start_watch(raw: bytes, client: str) -> dict[str, Any]:
-        table = WatchTable.create(json_object(raw, WATCH_KEYS), menu)
-        return {"id": store.add(table, client), "view": table.view(None)}
-
-    async def new_watch(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(start_watch, await _body(request), _client(request)))
-
-    def watch_view(key: str, request: Request, move: bool) -> dict[str, Any]:
-        table: WatchTable = store.get(key, "watch")  # type: ignore[assignment]
-        seat = _seat(request, table.num_players)
-        with table.lock:
-            if move and table.agent_to_act():
-                failure = table.agent_step()
-                if failure is not None:
-                    raise RequestError(f"{failure}; random plays that seat from now on", 409)
-            return table.view(seat)
-
-    async def get_watch(request: Request) -> Response:
-        return JSONResponse(await work(watch_view, request.path_params["id"], request, False))
-
-    async def step(request: Request) -> Response:
-        json_object(await _body(request), ())
-        return JSONResponse(await work(watch_view, request.path_params["id"], request, True))
-
-    def watch_record(key: str) -> dict[str, Any]:
-        table: WatchTable = store.get(key, "watch")  # type: ignore[assignment]
-        with table.lock:
-            return table.record()
-
-    async def get_record(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(watch_record, request.path_params["id"]))
-
-    def start_replay(raw: bytes, client: str) -> dict[str, Any]:
-        session = Replay(json_object(raw, RECORD_KEYS))
-        key = store.add(session, client)
-        return {"id": key, "steps": len(session.steps), "view": session.view(0, None)}
-
-    async def new_replay(request: Request) -> Response:
-        no_query(request)
-        return JSONResponse(await work(start_replay, await _body(request), _client(request)))
-
-    def replay_view(key: str, text: str, request: Request) -> dict[str, Any]:
-        session: Replay = store.get(key, "replay")  # type: ignore[assignment]
-        at = digits(text, "step", len(session.steps))
-        return session.view(at, _seat(request, session.num_players))
-
-    async def get_replay(request: Request) -> Response:
-        params = request.path_params
-        return JSONResponse(await work(replay_view, params["id"], params["step"], request))
-
-    async def refused(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestError)
-        return _error(str(exc), exc.status)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return _error(str(exc.detail), exc.status_code)
-
-    routes = [
-        Route("/", page),
-        Route("/api/options", options),
-        Route("/api/play", new_play, methods=["POST"]),
-        Route("/api/play/{id}", get_play),
-        Route("/api/play/{id}/act", act, methods=["POST"]),
-        Route("/api/play/{id}/hints", hints),
-        Route("/api/watch", new_watch, methods=["POST"]),
-        Route("/api/watch/{id}", get_watch),
-        Route("/api/watch/{id}/step", step, methods=["POST"]),
-        Route("/api/watch/{id}/record", get_record),
-        Route("/api/replay", new_replay, methods=["POST"]),
-        Route("/api/replay/{id}/{step}", get_replay),
-        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
-    ]
+    server = Server(
+        SessionStore(limits or Limits()), menu, anyio.CapacityLimiter(workers), options_body
+    )
     handlers = {RequestError: refused, HTTPException: http_error}
     gate = [Middleware(Guard, hosts=hosts, token=token)]
-    app = Starlette(routes=routes, exception_handlers=handlers, middleware=gate)  # type: ignore[arg-type]
-    app.state.store = store  # the games, for tests and tools that look inside
+    app = Starlette(routes=ROUTES, exception_handlers=handlers, middleware=gate)  # type: ignore[arg-type]
+    app.state.server = server
+    app.state.store = server.store  # the games, for tests and tools that look inside
     return app

@@ -2,17 +2,18 @@
 
 ::
 
-    grove-web [--host 127.0.0.1] [--port 8000] [--agent ppo:runs/x/best.zip ...]
+    grove-web [--host 127.0.0.1] [--port 8000] [--agent ppo:RUN ...]
               [--allow-host NAME ...] [--token TOKEN] [--idle 1800]
               [--max-games 256] [--max-per-client 64] [--workers 4]
 
 Open the printed address in a browser. ``--agent`` adds specs that the page may choose
-beyond the built-in agents, such as a trained policy file; the page can never name a
-file itself. ``--host`` other than loopback makes the server reachable from other
-machines: it then warns, serves only the Host names given with ``--allow-host``, and
-should be run with an access token (``--token`` or ``$GROVE_WEB_TOKEN``), which every
-API call must then carry; the printed address has it after ``#token=``, where the page
-reads it (a fragment never reaches a server log).
+beyond the built-in agents, such as ``ppo:RUN``, the run directory ``train.py`` printed
+(``ppo:runs/smoke-s0-<time>``); the page can never name a file itself. ``--host`` other
+than loopback makes the server reachable from other machines: it then warns, serves only
+the Host names given with ``--allow-host``, and should be run with an access token
+(``--token`` or ``$GROVE_WEB_TOKEN``), which every API call must then carry; the printed
+address has it after ``#token=``, where the page reads it (a fragment never reaches a
+server log).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="SPEC",
-        help="an extra agent spec the page may choose, e.g. ppo:runs/x/best.zip (repeatable)",
+        help="an extra agent spec the page may offer, e.g. ppo:RUN with RUN the run directory "
+        "train.py printed, such as ppo:runs/smoke-s0-<time> (repeatable)",
     )
     add(
         "--allow-host",

@@ -8,7 +8,7 @@ predict every later deal) and only finished rounds.
 
 Agent specs come from the page, so only the ones of :class:`AgentMenu` are accepted:
 the registered agents that build without an argument, plus the specs the operator
-allowed on the command line (``grove-web --agent ppo:runs/x/best.zip``), each offered
+allowed on the command line (``grove-web --agent ppo:RUN``, a run directory), each offered
 only at the tables it can play (:func:`grove_env.agents.base.table_refusal`). A spec
 naming a file is never taken from a request: loading a policy file runs code from it.
 An agent that still fails while it plays is replaced by ``random`` for the rest of the
@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from grove_env.actions import NUM_ACTIONS
-from grove_env.agents.base import Agent, agent_names, make_agent, table_refusal
+from grove_env.agents.base import Agent, PluginError, agent_names, make_agent, table_refusal
 from grove_env.agents.learned.policy_files import zoo_shipped
 from grove_env.core import Game
 from grove_env.messages import describe, one_line
@@ -60,6 +60,11 @@ class AgentMenu:
         for spec in [n for n in agent_names() if n not in NOT_ON_THE_WEB] + zoo + list(extra):
             try:
                 make_agent(spec, seed=0)
+            except PluginError as err:  # another package's agent: one line, the rest play
+                if spec in extra:
+                    raise ValueError(f"--agent {spec}: {describe(err)}") from None
+                log.warning("%s; not offered", describe(err))
+                continue
             except (ValueError, OSError) as err:  # needs an argument, or a file that fails
                 if spec in extra:
                     raise ValueError(f"--agent {spec}: {describe(err)}") from None
@@ -198,6 +203,13 @@ class PlayTable(Table):
             raise RequestError(f"action {action} is illegal now; legal actions: {legal}")
         self.game.apply_action(action)
 
+    def record(self) -> dict[str, Any]:
+        """The whole game's record, once it is over: before that its finished rounds'
+        deals would show the person tiles their seat never saw."""
+        if not self.finished:
+            raise RequestError("the record of a game you play is ready once the game is over")
+        return {**record_game(self.game, self.labels), "seed": self.seed}
+
 
 class WatchTable(Table):
     """A game of agents only, shown whole to whoever watches it."""
@@ -253,8 +265,5 @@ class Replay:
         """The table after ``step`` moves, from ``seat`` (``None``: the whole table)."""
         game, labels = self.game_at(step), self.labels
         view = table_view(game, labels) if seat is None else seat_view(game, seat, labels)
-        view["step"], view["steps"], view["last_move"] = step, len(self.steps), None
-        if step > 0:
-            mover, action = self.steps[step - 1]
-            view["last_move"] = {"seat": mover, "action": action, "name": move_words(action)}
+        view["step"], view["steps"] = step, len(self.steps)
         return view

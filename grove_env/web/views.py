@@ -3,8 +3,9 @@
 A seat's view is built from that seat's observation vector alone, through the
 project's own encoder and :func:`grove_env.observation.decode`, plus the public record
 of finished rounds (what every seat saw revealed) and the public moves of this round.
-It never reads a hidden tile of the game, so the page of a seat cannot cheat: the
-seat's own tiles, the suspects it has seen, the victim if it swapped it, the spare.
+It never reads a hidden tile of the game while it goes on, so the page of a seat cannot
+cheat: the seat's own tiles, the suspects it has seen, the victim if it swapped it, the
+spare. Once the game is over the victim of its last round is shown too.
 Seats are absolute (``0..n-1``) in the JSON; the decoder's relative seats are turned
 back with the viewer's own seat, which the viewer knows.
 
@@ -20,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from grove_env.actions import KEEP, NUM_ACTIONS, Phase, accuse, swap
+from grove_env.actions import KEEP, NUM_ACTIONS, Phase, accuse, leave, swap
 from grove_env.actions import decode as decode_action
 from grove_env.core import Game, RoundRecord
 from grove_env.observation import DecodedObservation, ObservationEncoder, decode
-from grove_env.record import round_result
+from grove_env.record import round_actions, round_result
+from grove_env.rules import RuleSet
 from grove_env.text import tile_name
 
 from .words import end_reason, move_words
@@ -66,13 +68,15 @@ def explain(action: int, d: DecodedObservation, seat: int, rules: str) -> str:
     )
 
 
-def public_round(record: RoundRecord, rules: str, before: View) -> View:
-    """A finished round as every seat saw it revealed (no deal: nothing hidden), with each
-    seat's change of coloured and penalty markers from the counts ``before`` it."""
+def public_round(record: RoundRecord, rules: RuleSet, before: View) -> View:
+    """A finished round as every seat saw it revealed (no deal: nothing hidden): the
+    counts after it, each seat's score (fewer is better), and each seat's change of
+    coloured markers, penalty markers and score from the counts ``before`` it."""
     result = round_result(record)
-    result["suspects"] = [tile_name(t, rules) for t in record.suspects]
+    result["suspects"] = [tile_name(t, rules.name) for t in record.suspects]
+    result["scores"] = [rules.score(c, p) for c, p in zip(record.coloured, record.penalty)]
     result["changes"] = [
-        {"coloured": c - c0, "penalty": p - p0}
+        {"coloured": c - c0, "penalty": p - p0, "score": rules.score(c, p) - rules.score(c0, p0)}
         for c, p, c0, p0 in zip(
             record.coloured, record.penalty, before["coloured"], before["penalty"]
         )
@@ -86,21 +90,37 @@ def public_rounds(game: Game) -> list[View]:
     counts: View = {"coloured": [rules.markers_per_player] * n, "penalty": [0] * n}
     out = []
     for record in game.history:
-        out.append(public_round(record, rules.name, counts))
+        out.append(public_round(record, rules, counts))
         counts = {"coloured": record.coloured, "penalty": record.penalty}
     return out
 
 
-def _moves(game: Game, first: int, accusations: Sequence[tuple[int, int]]) -> list[str]:
-    """This round's public moves so far, in words (seats absolute)."""
-    words = []
+def _public_actions(
+    game: Game, first: int, accusations: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """This round's public moves so far as ``(seat, action)`` (seats absolute)."""
+    actions = []
     if game.unseen_slot is not None:
-        words.append(f"P{first}: {move_words(game.unseen_slot)}")
+        actions.append((first, leave(game.unseen_slot)))
     if game.phase is Phase.ACCUSE and game.rules.victim_swap:
         tampered = game.tampered_slot
-        words.append(f"P{first}: {move_words(KEEP if tampered is None else swap(tampered))}")
-    words += [f"P{s}: {move_words(accuse(slot))}" for s, slot in accusations]
-    return words
+        actions.append((first, KEEP if tampered is None else swap(tampered)))
+    return actions + [(s, accuse(slot)) for s, slot in accusations]
+
+
+def _moves(game: Game, first: int, accusations: Sequence[tuple[int, int]]) -> View:
+    """This round's public moves so far, in words, and the last move made at the table
+    (this round's, else the last of the round before): ``{seat, action, name}``."""
+    actions = _public_actions(game, first, accusations)
+    last = actions or (round_actions(game, game.history[-1]) if game.history else [])
+    return {
+        "moves": [f"P{s}: {move_words(a)}" for s, a in actions],
+        "last_move": (
+            {"seat": last[-1][0], "action": last[-1][1], "name": move_words(last[-1][1])}
+            if last
+            else None
+        ),
+    }
 
 
 def _seats(game: Game, labels: Sequence[str]) -> list[View]:
@@ -132,6 +152,13 @@ def _common(game: Game, labels: Sequence[str], truncated: bool) -> View:
     }
 
 
+def _victim(game: Game, d: DecodedObservation, rules: str) -> str | None:
+    """The victim as the seat knows it; once the game is over, as everyone sees it."""
+    if game.terminal:  # nothing is left to decide: the last round is revealed whole
+        return tile_name(game.victim, rules)
+    return tile_name(d.victim, rules) if d.victim is not None else None
+
+
 def seat_view(
     game: Game,
     seat: int,
@@ -161,7 +188,7 @@ def seat_view(
         "to_act": to_act,
         "my_tiles": [tile_name(t, rules) for t in d.my_tiles],
         "spare": tile_name(d.spare, rules) if d.spare is not None else None,
-        "victim": tile_name(d.victim, rules) if d.victim is not None else None,
+        "victim": _victim(game, d, rules),
         "suspects": [
             {
                 "slot": slot,
@@ -172,7 +199,7 @@ def seat_view(
             }
             for slot in range(3)
         ],
-        "moves": _moves(game, first, accusations),
+        **_moves(game, first, accusations),
         "legal": [
             {"action": a, "name": move_words(a), "explain": explain(a, d, seat, rules)}
             for a in range(NUM_ACTIONS)
@@ -205,6 +232,6 @@ def table_view(game: Game, labels: Sequence[str], truncated: bool = False) -> Vi
             }
             for slot in range(3)
         ],
-        "moves": _moves(game, game.first_player, game.accusations),
+        **_moves(game, game.first_player, game.accusations),
         "legal": [],
     }

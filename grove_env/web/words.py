@@ -12,11 +12,13 @@ from __future__ import annotations
 from grove_env.actions import Phase, decode
 from grove_env.core import Game
 from grove_env.rules import CulpritMarkers, RuleSet, Scoring, get_rules
+from grove_env.text import tile_name
 
 GOAL = (
-    "Each round one of three suspects is the culprit. Put your marker under a suspect: "
-    "an innocent suspect's whole stack goes, as penalty markers, to the owner of the "
-    "marker on top. So accuse the culprit, or be covered by a later marker."
+    "Each round one of three suspects is the culprit. You accuse a suspect by putting one "
+    "of your coloured markers on top of its stack: an innocent suspect's whole stack goes, "
+    "as penalty markers, to the owner of the marker on top. So accuse the culprit, or be "
+    "covered by a later marker."
 )
 DEAL = (
     "Deal: each seat gets a tile face down and passes it to the seat on its right after "
@@ -48,6 +50,17 @@ def move_words(action: int) -> str:
     if phase is Phase.SWAP:
         return "keep the victim" if slot is None else f"swap the victim with suspect {slot}"
     return f"accuse suspect {slot}"
+
+
+def tiles_words(rules: RuleSet, num_players: int) -> str:
+    """The tiles in play at a table, in the page's words.
+
+    >>> from grove_env.rules import get_rules
+    >>> tiles_words(get_rules("classic"), 4)
+    'The 8 tiles: blank, 2, 3, 4, 5, 6, 7, 8.'
+    """
+    tiles = rules.tiles(num_players)
+    return f"The {len(tiles)} tiles: " + ", ".join(tile_name(t, rules.name) for t in tiles) + "."
 
 
 def end_rule(rules: RuleSet) -> str:
@@ -89,15 +102,33 @@ def rules_words(rules: str | RuleSet) -> dict[str, object]:
         "markers": f"Each seat starts with {r.markers_per_player} coloured markers.",
         "end": end_rule(r),
         "result": result_rule(r),
+        "tiles": {str(n): tiles_words(r, n) for n in r.player_counts},
     }
 
 
+def _ended_because(rules: RuleSet, coloured: int, penalty: int) -> str:
+    """Which end condition one seat's counts meet, in words."""
+    if coloured <= 0:
+        return "has no coloured marker left to place"
+    if rules.end_markers_held is not None and coloured + penalty >= rules.end_markers_held:
+        return f"holds {coloured + penalty} markers ({rules.end_markers_held} or more end it)"
+    return f"holds {penalty} penalty markers ({rules.end_penalty_held} or more end it)"
+
+
 def end_reason(game: Game) -> str:
-    """Why a finished game ended: the seats whose counts ended it, and the rule."""
+    """Why a finished game ended, in words: who met which end condition, then the ranking.
+
+    >>> g = Game("revised", 2, seed=0)
+    >>> g.coloured, g.penalty, g.terminal = [3, 0], [5, 2], True
+    >>> print(end_reason(g))  # doctest: +NORMALIZE_WHITESPACE
+    The game ended because P0 holds 5 penalty markers (5 or more end it) and P1 has no
+    coloured marker left to place. Fewest penalty markers is best; equal counts share a rank.
+    """
     if not game.terminal:
         return ""
-    who = ", ".join(
-        f"P{s} (coloured {game.coloured[s]}, penalty {game.penalty[s]})"
+    who = " and ".join(
+        f"P{s} {_ended_because(game.rules, game.coloured[s], game.penalty[s])}"
         for s in game.end_triggers()
     )
-    return f"Ended by {who}. {end_rule(game.rules)} {result_rule(game.rules)}"
+    when = f" after round {len(game.history)}" if game.history else ""
+    return f"The game ended{when} because {who}. {result_rule(game.rules)}"

@@ -186,6 +186,25 @@ def lineup(rules: str, num_players: int) -> tuple[list[tuple[str, bool]], list[s
     return played, notes
 
 
+def _checked_lineup(
+    spec: str, rules: str, num_players: int, seed: int, opponents: Sequence[str] | None
+) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The opponents :func:`run_gauntlet` plays (``(spec, rule-based)``) and its notes, once
+    the agent and every opponent are known to be playable: ``ValueError`` before any game."""
+    parse_spec(spec)
+    try:
+        make_agent(spec, seed=seed)
+    except ImportError as exc:
+        raise ValueError(f"agent {spec!r} is not available here: {exc}") from None
+    if opponents is None:
+        return lineup(get_rules(rules).name, num_players)
+    if not opponents:
+        raise ValueError("opponents lists no agent")
+    for o in opponents:
+        parse_spec(o)
+    return [(o, o in RULE_BASED) for o in opponents], []
+
+
 def run_gauntlet(
     spec: str,
     rules: str = "classic",
@@ -205,19 +224,7 @@ def run_gauntlet(
     :class:`TournamentError` if an agent plays a masked action.
     """
     spec = spec.strip() if isinstance(spec, str) else spec
-    parse_spec(spec)
-    try:
-        make_agent(spec, seed=seed)
-    except ImportError as exc:
-        raise ValueError(f"agent {spec!r} is not available here: {exc}") from None
-    if opponents is None:
-        played, notes = lineup(get_rules(rules).name, num_players)
-    else:
-        played, notes = [(o, o in RULE_BASED) for o in opponents], []
-        if not played:
-            raise ValueError("opponents lists no agent")
-        for o in opponents:
-            parse_spec(o)
+    played, notes = _checked_lineup(spec, rules, num_players, seed, opponents)
     cells = []
     total = games
     with ExitStack() as stack:

@@ -172,28 +172,13 @@ def run_tournament(
         entries, rule_set.name, num_players, seed, max_rounds, truncated, record_dir, tuple(labels)
     )
 
-    records: list[TournamentGame] = []
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=total, desc="games", unit="game", file=sys.stderr, disable=not _tty())
-    workers = min(workers, total)
     try:
-        if workers == 1 and pool is None:
-            for lo, hi in slices(total, 1):
-                records.extend(play_tournament_games(setup, range(lo, hi)))
-                if bar is not None:
-                    bar.update(hi - lo)
-        else:
-            with ExitStack() as stack:
-                if pool is None:
-                    pool = stack.enter_context(worker_pool(workers))
-                tasks = [(setup, bounds) for bounds in slices(total, workers)]
-                for chunk in pool.imap_unordered(play_slice, tasks):
-                    records.extend(chunk)
-                    if bar is not None:
-                        bar.update(len(chunk))
+        records = _play_games(setup, total, min(workers, total), pool, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -207,6 +192,29 @@ def run_tournament(
         truncated_mode=truncated,
         games_requested=games,
     )
+
+
+def _play_games(
+    setup: Setup, total: int, workers: int, pool: Pool | None, bar: Any
+) -> list[TournamentGame]:
+    """Games ``0 .. total - 1`` of ``setup``: here, or in ``pool`` (or a pool of ``workers``
+    started for them); ``bar`` (a tqdm bar or None) counts them as they finish."""
+    records: list[TournamentGame] = []
+    if workers == 1 and pool is None:
+        for lo, hi in slices(total, 1):
+            records.extend(play_tournament_games(setup, range(lo, hi)))
+            if bar is not None:
+                bar.update(hi - lo)
+        return records
+    with ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(worker_pool(workers))
+        tasks = [(setup, bounds) for bounds in slices(total, workers)]
+        for chunk in pool.imap_unordered(play_slice, tasks):
+            records.extend(chunk)
+            if bar is not None:
+                bar.update(len(chunk))
+    return records
 
 
 @contextmanager

@@ -139,6 +139,27 @@ class TournamentResult:
         plot_win_shares(path, bars, self.fair_share, title)
 
 
+def _totals(records: Sequence[TournamentGame], n: int) -> tuple[np.ndarray, ...]:
+    """Summed over the games, per entry: win points, then per seat: win points, and per
+    entry: final scores, rewards, ranks, and games at each seat (``n x n``)."""
+    points = np.zeros(n)
+    seat_points = np.zeros(n)
+    scores = np.zeros(n)
+    rewards = np.zeros(n)
+    ranks = np.zeros(n)
+    seat_games = np.zeros((n, n), dtype=int)
+    for rec in records:
+        pts = win_points(rec.ranks)
+        for e in range(n):
+            points[e] += pts[e]
+            seat_points[rec.seats[e]] += pts[e]
+            seat_games[e, rec.seats[e]] += 1
+        scores += rec.scores
+        rewards += rec.rewards
+        ranks += rec.ranks
+    return points, seat_points, scores, rewards, ranks, seat_games
+
+
 def summarise(
     records: Sequence[TournamentGame],
     labels: Sequence[str],
@@ -157,21 +178,7 @@ def summarise(
     if g == 0:
         raise ValueError("no games to summarise")
     specs = list(specs) if specs is not None else list(labels)
-    points = np.zeros(n)
-    seat_points = np.zeros(n)
-    scores = np.zeros(n)
-    rewards = np.zeros(n)
-    ranks = np.zeros(n)
-    seat_games = np.zeros((n, n), dtype=int)
-    for rec in records:
-        pts = win_points(rec.ranks)
-        for e in range(n):
-            points[e] += pts[e]
-            seat_points[rec.seats[e]] += pts[e]
-            seat_games[e, rec.seats[e]] += 1
-        scores += rec.scores
-        rewards += rec.rewards
-        ranks += rec.ranks
+    points, seat_points, scores, rewards, ranks, seat_games = _totals(records, n)
     ratings = openskill_ratings((rec.ranks for rec in records), n)
     entries = []
     for e in range(n):

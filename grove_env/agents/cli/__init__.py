@@ -1,7 +1,8 @@
 """The command lines built on the agents, and the seat of a person at the keyboard.
 
 - :mod:`.tournament` (``grove-tournament``), :mod:`.gauntlet` (``grove-gauntlet``),
-  :mod:`.play` (``grove-play``): each ``python -m grove_env.agents.cli.NAME``.
+  :mod:`.league` (``grove-league``), :mod:`.play` (``grove-play``): each
+  ``python -m grove_env.agents.cli.NAME``.
 - :mod:`.human`: ``human``, a person reading the table as text and typing moves.
 - :mod:`.command_line`: what they share: one-line errors, agent specs, output paths.
 

@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 
 from grove_env.messages import describe, one_line
 
-from ..base import SPEC_HELP, Agent, agent_names, make_agent, parse_spec
+from ..base import SPEC_HELP, Agent, PluginError, agent_names, make_agent, parse_spec
 from ..learned.policy_files import ModelFileError
 
 USAGE = 2
@@ -56,7 +56,7 @@ def specs_help(flag: str, listed: str, each: str = "table position") -> str:
     """The ``--help`` lines on agent specs: repeat ``flag`` once per ``each``, or ``listed``."""
     return (
         f"agents: {', '.join(agent_names())}. A spec may carry options after a colon:\n"
-        "heuristic:noise=0.2,aim=1, ppo:PATH (a run directory or a saved policy).\n"
+        "heuristic:noise=0.2,aim=1, ppo:RUN (the run directory train.py printed).\n"
         f"Repeat {flag} SPEC once per {each};\n{listed} is short for specs without options\n"
         f"({SPECS_WITH_OPTIONS.format(flag=flag)}).\n{SPEC_HELP}"
     )
@@ -100,6 +100,9 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
     except CommandError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.code
+    except PluginError as exc:  # another package's agent failed in a game
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return FAILURE
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -80,19 +80,29 @@ class HeuristicParams:
         check_params(self, ("noise", "random_prior", "aim"), ("spread",))
 
 
+def fold(op: np.ufunc, x: np.ndarray) -> np.ndarray:
+    """``x[..., 0] op x[..., 1] op ...``: a reduction over a short last axis (the seats),
+    in the order NumPy's reduction adds, without its cost per row."""
+    out = x[..., 0]
+    for i in range(1, x.shape[-1]):
+        out = op(out, x[..., i])
+    return out
+
+
 def standing_value(
     coloured: np.ndarray, penalty: np.ndarray, rules: RuleSet, spread: float, aim: float
 ) -> np.ndarray:
     """``float[...]``: the value for relative seat 0 of the counts ``[..., n]`` after a round."""
     score = rules.score(coloured, penalty)
     behind = score[..., 1:] - score[..., :1]
-    ended = rules.ends_game(coloured, penalty).any(axis=-1, keepdims=True)
-    scale = spread * np.sqrt(np.maximum(coloured.min(axis=-1, keepdims=True), 1.0))
-    soft = np.tanh(behind / scale)
-    pairwise = np.where(ended, np.sign(behind), soft)
-    outcome = pairwise.mean(axis=-1)
-    first = (behind >= 0).all(axis=-1) / (1.0 + (behind == 0).sum(axis=-1))
-    chance = np.where(ended[..., 0], first, np.prod((1.0 + soft) / 2.0, axis=-1))
+    ended = fold(np.logical_or, rules.ends_game(coloured, penalty))
+    scale = spread * np.sqrt(np.maximum(fold(np.minimum, coloured), 1.0))
+    soft = np.tanh(behind / scale[..., None])
+    pairwise = np.where(ended[..., None], np.sign(behind), soft)
+    outcome = fold(np.add, pairwise) / pairwise.shape[-1]
+    ties = fold(np.add, (behind == 0).astype(np.float64))
+    first = fold(np.logical_and, behind >= 0) / (1.0 + ties)
+    chance = np.where(ended, first, fold(np.multiply, (1.0 + soft) / 2.0))
     return (1.0 - aim) * outcome + aim * chance
 
 
@@ -147,8 +157,8 @@ def ending_values(rows: Rows, rules: RuleSet, params: HeuristicParams) -> np.nda
         params.spread,
         params.aim,
     )  # [K, U]
-    at = index[prefix]
-    return np.take_along_axis(value, at.reshape(len(at), -1), axis=1).reshape(at.shape)
+    at = index[prefix] + (np.arange(len(value)) * value.shape[1])[:, None, None, None]
+    return value.reshape(-1).take(at)
 
 
 @dataclass(frozen=True)
@@ -178,20 +188,20 @@ def outlook(
     later = n - 1 - position
     d = deals(rows)
     culprit = d.culprit  # [K, D]
-    k, size = culprit.shape
+    k = len(culprit)
     like = likelihoods(rows, d, rules, params.noise)  # [K, T, D]
     swaps = bool(position and rules.victim_swap)
     if ends is None:
         ends = ending_values(rows, rules, params)  # [K, 3, S, 3]
     rand = ends.mean(axis=2)  # [K, 3 own, 3 culprit]
-    rand_d = np.take_along_axis(rand, np.broadcast_to(culprit[:, None, :], (k, 3, size)), axis=2)
+    own = np.arange(k)[:, None, None] * 3 + np.arange(3)[:, None]  # [K, 3 own, 1]
+    rand_d = rand.reshape(-1).take(own * 3 + culprit[:, None, :])  # [K, 3 own, D]
     paths = later_paths(rows, d, rules)  # [K, T, 3, D]
-    paths_n = ends.shape[2]
-    base = (np.arange(k)[:, None] * 3 + np.arange(3)) * (paths_n * 3)  # [K, 3 own]
-    at = base[:, None, :, None] + paths * 3 + culprit[:, None, None, :]  # [K, T, 3, D]
-    path_value = np.ascontiguousarray(ends).reshape(-1).take(at)
+    at = paths * 3 + (own * (ends.shape[2] * 3) + culprit[:, None, :])[:, None]  # [K, T, 3, D]
+    styled = np.ascontiguousarray(ends).reshape(-1).take(at)  # the value of each path
     slip = 1.0 - (1.0 - params.noise) ** later
-    styled = (1.0 - slip) * path_value + slip * rand_d[:, None]  # [K, T, 3, D]
+    styled *= 1.0 - slip
+    styled += slip * rand_d[:, None]  # [K, T, 3, D]
     return Outlook(like, styled, rand_d, params.random_prior * (1.0 / 3.0) ** (position + swaps))
 
 

@@ -1,4 +1,4 @@
-"""``ppo:PATH``: a policy trained by ``train.py``, loaded without running any code from it;
+"""``ppo:RUN``: a policy trained by ``train.py``, loaded without running any code from it;
 ``zoo:<rules>-<n>p``: the one the wheel ships for a table (:func:`make_zoo`).
 
 ``PATH`` is a safe policy (:mod:`grove_env.agents.learned.safe_policy`: its ``.json`` card or
@@ -172,7 +172,7 @@ def plays_greedy(card: PolicyCard, deterministic: bool | None) -> bool:
 def make(
     arg: str | None = None, seed: int | None = None, deterministic: bool | None = None
 ) -> PPOAgent:
-    """Registry factory for ``ppo:PATH``."""
+    """Registry factory for ``ppo:RUN``."""
     if not arg:
         raise ModelFileError(
             "the ppo agent needs a path: ppo:runs/<run> or ppo:.../best_policy.json"

@@ -121,15 +121,6 @@ def first_of(candidates: np.ndarray | None, key: np.ndarray) -> np.ndarray:
     return key.argmin(axis=-1)
 
 
-def lowest(k0: np.ndarray, k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
-    """``int8[...]``: which of the three slot keys is lowest, the lowest slot on a tie;
-    :func:`first_of` over every slot, for keys held one array per slot."""
-    later = k1 < k0
-    slot = later.astype(np.int8)
-    slot[k2 < np.where(later, k1, k0)] = 2
-    return slot
-
-
 def stack_key(
     style: str, counts: np.ndarray, later: np.ndarray | int, rules: RuleSet
 ) -> tuple[np.ndarray, np.ndarray | int]:

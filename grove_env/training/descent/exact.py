@@ -185,18 +185,8 @@ def descend(
         with torch.no_grad():
             return measured(tree, probabilities(), [*against, *floors])
 
-    return run_descent(
-        actor,
-        iterations,
-        lr,
-        lr_end,
-        ("report_every", report_every),
-        measure,
-        loss,
-        on_report,
-        keep=keep,
-        floors=limits,
-    )
+    every = ("report_every", report_every)
+    return run_descent(actor, iterations, lr, lr_end, every, measure, loss, on_report, keep, limits)
 
 
 @dataclass

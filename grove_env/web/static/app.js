@@ -1,4 +1,4 @@
-// The page: set-up forms, the table drawn from the server's JSON view, keyboard keys.
+// The page: set-up forms, the three modes, keyboard keys (board.js draws the board).
 // Every text goes in through textContent (never innerHTML): records may come from anyone.
 "use strict";
 
@@ -47,7 +47,7 @@ function refreshForm(form) {
   const rules = form.querySelector(".rules");
   const players = form.querySelector(".players");
   fillSelect(players, state.options.rules[rules.value], players.value || 4);
-  showRules(rules.value);
+  showRules(rules.value, players.value);
   const n = Number(players.value);
   const seatSelect = form.querySelector("#play-seat");
   if (seatSelect) fillSelect(seatSelect, [...Array(n).keys()], seatSelect.value || 0);
@@ -64,9 +64,10 @@ function refreshForm(form) {
   }));
 }
 
-function showRules(rules) {
+function showRules(rules, players) {
   const words = state.options.words[rules];
   $("#rules-goal").textContent = words.goal;
+  $("#rules-tiles").textContent = words.tiles[players];
   $("#rules-round").replaceChildren(...words.round.map((line) => el("li", {}, line)));
   $("#rules-markers").textContent = words.markers;
   $("#rules-end").textContent = words.end;
@@ -98,215 +99,18 @@ function setMode(mode) {
   showError(null);
 }
 
-// ------------------------------------------------------------------ drawing the table
-const tileWord = (tile) => (tile === null ? "?" : tile);
-
-function drawTile(tile) {
-  const hidden = tile === null;
-  const word = !hidden && tile.length > 1;
-  return el("div", { class: `tile${hidden ? " hidden" : ""}${word ? " word" : ""}` }, tileWord(tile));
-}
-
-function marker(seat, top) {
-  return el("li", {}, el("span", { class: `marker p${seat}${top ? " top" : ""}` }, `P${seat}${top ? " top" : ""}`));
-}
-
-function drawSuspect(suspect, culprit, view) {
-  const badges = el("div", { class: "badges" });
-  // The unseen marker is public: the first player did not look here. Others may have.
-  const by = view.seat === view.first_player && state.mode === "play" ? "YOU" : `P${view.first_player}`;
-  if (suspect.unseen) badges.append(el("span", { class: "badge unseen", title: "the first player left this suspect unseen" }, `UNSEEN BY ${by}`));
-  if (suspect.tampered) badges.append(el("span", { class: "badge tampered" }, "TAMPERED"));
-  if (culprit) badges.append(el("span", { class: "badge culprit" }, "CULPRIT"));
-  const stack = el("ol", { class: "stack", "aria-label": `stack on suspect ${suspect.slot}, bottom to top` },
-    ...suspect.stack.map((seat, k) => marker(seat, k === suspect.stack.length - 1)));
-  const label = suspect.stack.length ? "stack, bottom to top:" : "no markers";
-  return el("div", { class: `card${culprit ? " culprit" : ""}`, "data-slot": String(suspect.slot) },
-    el("h3", {}, `Suspect ${suspect.slot}`), drawTile(suspect.tile), badges,
-    el("span", { class: "stack-label" }, label), stack);
-}
-
-// The seat whose view is shown is "you" when a person plays it, else named as it is.
-function seatLabel(view, seat) {
-  const label = view.seats[seat].label;
-  if (view.seat !== seat) return label;
-  return state.mode === "play" ? "you" : `${label} (this view)`;
-}
-
-const whoName = (view, seat) => `P${seat} (${seatLabel(view, seat)})`;
-
-function drawStatus(view) {
-  const head = `${view.rules}, ${view.num_players} players · round ${view.round} · first player P${view.first_player}`;
-  let turn = "game over";
-  if (view.truncated) turn = "game cut off at the round limit";
-  else if (!view.over) turn = `${whoName(view, view.to_act)} to ${view.phase}`;
-  $("#status").replaceChildren(head + " · ", el("span", { class: "turn" }, turn));
-}
-
-function drawSide(view) {
-  $("#victim").replaceChildren(el("h3", {}, "Victim"), drawTile(view.victim));
-  $("#spare").hidden = view.spare === null;
-  $("#spare").replaceChildren(el("h3", {}, "Face-up spare"), drawTile(view.spare));
-  const mine = $("#mine");
-  mine.replaceChildren();
-  if (view.kind === "seat") {
-    mine.append(el("div", { class: "card small" }, el("h3", {}, "Your tile"), drawTile(view.my_tiles[0])),
-      el("div", { class: "card small" }, el("h3", {}, "Passed to you"), drawTile(view.my_tiles[1])));
-  } else {
-    mine.append(el("div", { class: "card small" }, el("h3", {}, "Dealt tiles"),
-      el("ul", { class: "dealt" }, ...view.dealt.map((t, s) => el("li", {}, `P${s}: ${t}`)))));
-  }
-}
-
-function chips(count, kind, seat) {
-  const chipClass = kind === "penalty" ? "chip penalty" : `chip p${seat}`;
-  return el("span", { "aria-label": `${count} ${kind}` }, ...Array.from({ length: count }, () => el("span", { class: chipClass })), ` ${count}`);
-}
-
-function drawSeats(view) {
-  $("#seats tbody").replaceChildren(...view.seats.map((s) => {
-    const turn = !view.over && view.to_act === s.seat;
-    const notes = [turn ? "▶ to act" : "", view.first_player === s.seat ? "first player" : ""].filter(Boolean);
-    return el("tr", { class: turn ? "to-act" : "", "data-seat": String(s.seat) },
-      el("td", {}, el("span", { class: `marker p${s.seat}` }, `P${s.seat}`)),
-      el("td", {}, seatLabel(view, s.seat)),
-      el("td", { class: "coloured" }, chips(s.coloured, "coloured", s.seat)),
-      el("td", { class: "penalty" }, chips(s.penalty, "penalty", s.seat)),
-      el("td", { class: "score" }, String(s.score)), el("td", {}, notes.join(", ")));
-  }));
-}
-
-function describeRound(r) {
-  const tiles = r.suspects.map((t, k) => `${k}: ${t}`).join(", ");
-  const flows = r.penalty_flows.map(([slot, to, count]) => `suspect ${slot}'s ${count} marker(s) to P${to} as penalty`);
-  return `Round ${r.round}: suspects ${tiles}; culprit suspect ${r.culprit}` + (flows.length ? `; ${flows.join("; ")}` : "; no penalty");
-}
-
-function drawActions(view) {
-  const box = $("#actions");
-  box.replaceChildren(...view.legal.map((move, k) => el("button", {
-    type: "button", class: "move", "data-action": String(move.action), title: move.explain,
-  }, el("kbd", {}, String(k + 1)), el("strong", {}, move.name), el("small", {}, move.explain))));
-  for (const button of box.querySelectorAll("button")) {
-    button.addEventListener("click", () => playMove(Number(button.dataset.action)));
-  }
-}
-
-function drawResult(view) {
-  $("#result").hidden = !view.over;
-  if (!view.over) return;
-  $("#end-reason").textContent = view.truncated ? "The game was cut off at the round limit." : view.end_reason;
-  const order = view.seats.map((s) => s.seat).sort((a, b) => view.standings[a] - view.standings[b] || a - b);
-  $("#standings tbody").replaceChildren(...order.map((seat) => el("tr", { "data-seat": String(seat), "data-rank": String(view.standings[seat]) },
-    el("td", { class: "rank" }, String(view.standings[seat])), el("td", {}, `P${seat}`),
-    el("td", {}, seatLabel(view, seat)), el("td", {}, String(view.seats[seat].score)))));
-}
-
-// A person's round that just ended is held on screen (its stacks, the culprit, who took
-// what) until they go on; then the view is drawn whole.
-function drawRoundResult(view, r) {
-  $("#round-result").hidden = false;
-  $("#table").hidden = true;
-  $("#actions").hidden = true;
-  $("#hints").hidden = true;
-  $("#result").hidden = true;
-  $("#status").textContent = `Round ${r.round} is over. Look at what happened, then go on.`;
-  $("#round-title").textContent = `Round ${r.round}: suspect ${r.culprit} (${r.suspects[r.culprit]}) was the culprit`;
-  const who = { seat: view.seat, first_player: r.first_player };
-  $("#round-stacks").replaceChildren(...[0, 1, 2].map((slot) => drawSuspect({
-    slot, tile: r.suspects[slot], unseen: r.unseen_slot === slot, tampered: r.tampered_slot === slot, stack: r.stacks[slot],
-  }, slot === r.culprit, who)));
-  const lines = [];
-  const under = r.stacks[r.culprit];
-  const fate = r.removed.some((k) => k > 0) ? "leave the game" : "go back to their owners";
-  lines.push(under.length ? `The markers under the culprit (${under.map((s) => `P${s}`).join(", ")}) ${fate}.` : "Nobody accused the culprit.");
-  for (const [slot, to, count] of r.penalty_flows) {
-    lines.push(`Suspect ${slot} was innocent: its ${count} marker(s) go to P${to}, whose marker was on top, as penalty.`);
-  }
-  r.changes.forEach((c, s) => {
-    const parts = [];
-    if (c.penalty) parts.push(`${c.penalty > 0 ? "+" : ""}${c.penalty} penalty`);
-    if (c.coloured) parts.push(`${c.coloured > 0 ? "+" : ""}${c.coloured} coloured`);
-    lines.push(`${whoName(view, s)}: ${parts.length ? parts.join(", ") : "no change"}.`);
-  });
-  $("#round-lines").replaceChildren(...lines.map((line) => el("li", {}, line)));
-  drawSeats(view);
-  $("#moves").replaceChildren();
-  $("#last-round").textContent = describeRound(r);
-  $("#board").dataset.draws = String(++state.draws);  // tests wait on this
-  $("#continue-button").focus();
-}
-
-function goOn() {
-  if ($("#round-result").hidden || !state.view) return;
-  draw(state.view);
-}
-
-async function drawHints(view) {
-  const box = $("#hints");
-  const wanted = state.mode === "play" && $("#hints-on").checked && view.legal.length > 0;
-  box.hidden = !wanted;
-  if (!wanted) return;
-  const draw = state.draws;
-  const hints = await api("GET", `/api/play/${state.id}/hints`);
-  if (draw !== state.draws) return;  // a newer view is on screen
-  $("#hints-note").textContent = hints.note;
-  $("#hints-policy").textContent = hints.policy ? `${hints.policy} plays it` : "";
-  const number = (x, digits, signed) => (x === null ? "–" : `${signed && x > 0 ? "+" : ""}${x.toFixed(digits)}`);
-  $("#hints-table tbody").replaceChildren(...hints.moves.map((m) => el("tr", { "data-action": String(m.action) },
-    el("td", {}, m.name), el("td", { class: "penalty" }, number(m.penalty, 2, false)),
-    el("td", {}, number(m.value, 3, true)),
-    el("td", {}, m.policy === null ? "" : `${Math.round(100 * m.policy)}%`))));
-  box.dataset.draw = String(draw);
-}
-
-function draw(view) {
-  state.view = view;
-  $("#board").hidden = false;
-  $("#controls").hidden = false;
-  if (state.mode === "play" && view.rounds.length > state.roundsShown) {
-    state.roundsShown = view.rounds.length;
-    drawRoundResult(view, view.rounds[view.rounds.length - 1]);
-    return;
-  }
-  $("#round-result").hidden = true;
-  $("#table").hidden = false;
-  $("#actions").hidden = false;
-  drawStatus(view);
-  const last = view.rounds.length ? view.rounds[view.rounds.length - 1] : null;
-  // Once the game is over its last round's suspects are revealed to everyone.
-  const revealed = view.over && last && last.round === view.round;
-  const suspects = view.suspects.map((s) => (revealed ? { ...s, tile: last.suspects[s.slot] } : s));
-  $("#suspects").replaceChildren(...suspects.map((s) => drawSuspect(s, revealed && s.slot === last.culprit, view)));
-  drawSide(view);
-  drawSeats(view);
-  drawActions(view);
-  $("#moves").replaceChildren(...view.moves.map((m) => el("li", {}, m)));
-  $("#last-round").textContent = last ? describeRound(last) : "none yet";
-  const move = view.last_move;
-  $("#last-move").textContent = move ? `Last move: P${move.seat}: ${move.name}` : "";
-  if (view.step !== undefined) {
-    $("#step").textContent = String(view.step);
-    $("#replay-slider").value = String(view.step);
-  }
-  drawResult(view);
-  $("#board").dataset.draws = String(++state.draws);  // tests wait on this
-  const first = $("#actions button");
-  if (first && state.mode === "play") first.focus();
-  drawHints(view).catch(showError);
-}
-
-function fillViewSelect(n) {
-  const values = ["table", ...[...Array(n).keys()].map(String)];
-  const select = $("#view-select");
-  select.replaceChildren(...values.map((v) => el("option", { value: v }, v === "table" ? "whole table" : `seat P${v}`)));
-}
-
 // ------------------------------------------------------------------ the three modes
+// Once a game starts the rules fold away (its summary opens them again).
+function started() {
+  $("#rules-panel").open = false;
+  showError(null);
+}
+
 async function startPlay(form) {
   const { id, view } = await api("POST", "/api/play", formRequest(form));
   state.id = id;
   state.roundsShown = 0;
+  started();
   $("#view-select").parentElement.hidden = true;
   $("#hints-toggle").hidden = false;
   $("#watch-controls").hidden = true;
@@ -331,6 +135,7 @@ async function startWatch(form) {
   const request = formRequest(form);
   const { id, view } = await api("POST", "/api/watch", request);
   state.id = id;
+  started();
   fillViewSelect(request.players);
   $("#view-select").parentElement.hidden = false;
   $("#hints-toggle").hidden = true;
@@ -360,8 +165,12 @@ function toggleRunning() {
 
 async function startReplay(file) {
   const text = await file.text();
-  const { id, steps, view } = await api("POST", "/api/replay", text);
+  const { id, steps, view } = await api("POST", "/api/replay", text).catch((err) => {
+    throw new Error(`${file.name} is not a game record this page can replay (a record is the file that `
+      + `"Download record" saves). What is wrong with it: ${err.message}`);
+  });
   state.id = id;
+  started();
   state.steps = steps;
   fillViewSelect(view.num_players);
   $("#view-select").parentElement.hidden = false;
@@ -381,7 +190,7 @@ async function showStep(step) {
 }
 
 async function downloadRecord() {
-  const record = await api("GET", `/api/watch/${state.id}/record`);
+  const record = await api("GET", `/api/${state.mode}/${state.id}/record`);
   const link = el("a", { href: URL.createObjectURL(new Blob([JSON.stringify(record)], { type: "application/json" })), download: "grove-record.json" });
   link.click();
   URL.revokeObjectURL(link.href);
@@ -431,6 +240,8 @@ async function init() {
   $("#step-button").addEventListener("click", guard(watchStep));
   $("#record-button").addEventListener("click", guard(downloadRecord));
   $("#continue-button").addEventListener("click", goOn);
+  $("#again-button").addEventListener("click", () => guard(startPlay)($("#form-play")));
+  $("#play-record-button").addEventListener("click", guard(downloadRecord));
   $("#hints-on").addEventListener("change", () => { if (state.view && $("#round-result").hidden) drawHints(state.view).catch(showError); });
   $("#run-button").addEventListener("click", toggleRunning);
   $("#first-button").addEventListener("click", guard(() => showStep(0)));
