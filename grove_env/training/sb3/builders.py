@@ -7,7 +7,8 @@ calls them is the order in which the random generators are seeded; it is fixed t
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import functools
+from typing import Any, Protocol, cast
 
 import torch
 from sb3_contrib import MaskablePPO
@@ -18,7 +19,7 @@ from grove_env.training.config import TrainConfig
 from grove_env.training.run.device import resolve_device
 from grove_env.training.sb3.features import GroveFeatures
 from grove_env.training.sb3.vec_env import GroveSelfPlayVecEnv, TablesVecEnv
-from grove_env.training.selfplay.tables import build_opponents, table_seed, table_sizes
+from grove_env.training.selfplay.tables import build_opponents, table_games
 
 
 def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv | TablesVecEnv:
@@ -26,22 +27,8 @@ def build_env(cfg: TrainConfig, seed: int | None = None) -> GroveSelfPlayVecEnv 
     config's): one table's games, or every table's of ``tables``, ``num_envs`` in all."""
     seed = cfg.seed if seed is None else seed
     opponents = build_opponents(cfg, seed + 1)
-    tables = cfg.table_list()
-    sizes = table_sizes(cfg.num_envs, len(tables))
-    envs = [
-        GroveSelfPlayVecEnv(
-            size,
-            opponents,
-            rules=rules,
-            num_players=n,
-            reward=cfg.reward,
-            max_rounds=cfg.max_rounds,
-            learner_seat=cfg.learner_seat,
-            seed=table_seed(seed, i),
-            advice=cfg.features == "advice",
-        )
-        for i, ((rules, n), size) in enumerate(zip(tables, sizes))
-    ]
+    face = functools.partial(GroveSelfPlayVecEnv, advice=cfg.features == "advice")
+    envs = cast(list[GroveSelfPlayVecEnv], table_games(cfg, opponents, seed, make=face))
     return envs[0] if len(envs) == 1 else TablesVecEnv(envs)
 
 

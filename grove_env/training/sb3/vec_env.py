@@ -83,20 +83,11 @@ class GroveSelfPlayVecEnv(SelfPlayGames, InProcess):
     """``num_envs`` games, each contributing its learner seat's decisions (see module doc)."""
 
     def __init__(
-        self,
-        num_envs: int,
-        opponents: Opponents,
-        rules: str = "classic",
-        num_players: int = 4,
-        reward: str = "outcome",
-        max_rounds: int = 100,
-        learner_seat: str = "rotate",
-        seed: int | None = None,
-        advice: bool = False,
+        self, num_envs: int, opponents: Opponents, *args: Any, advice: bool = False, **settings: Any
     ) -> None:
-        SelfPlayGames.__init__(
-            self, num_envs, opponents, rules, num_players, reward, max_rounds, learner_seat, seed
-        )
+        """The games are :class:`SelfPlayGames`' (its parameters, passed on as given);
+        ``advice``: each row followed by its advice (``features: advice``)."""
+        SelfPlayGames.__init__(self, num_envs, opponents, *args, **settings)
         self.render_mode = None
         self.advice = advice
         low, high = np.zeros(OBS_SIZE, np.float32), OBS_HIGH

@@ -13,6 +13,8 @@ batched backend's collectors step the :class:`~.games.SelfPlayGames` themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from grove_env.agents.heuristic.advice import advised
@@ -42,12 +44,17 @@ def build_opponents(cfg: TrainConfig, seed: int) -> Opponents:
 
 
 def table_games(
-    cfg: TrainConfig, opponents: Opponents, seed: int, learners: str = "learner"
+    cfg: TrainConfig,
+    opponents: Opponents,
+    seed: int,
+    learners: str = "learner",
+    make: Callable[..., SelfPlayGames] = SelfPlayGames,
 ) -> list[SelfPlayGames]:
-    """The run's games, one :class:`SelfPlayGames` per table of the config, seeded from ``seed``."""
+    """The run's games, one :class:`SelfPlayGames` (or ``make``'s face of it) per table of
+    the config, seeded from ``seed``."""
     tables = cfg.table_list()
     return [
-        SelfPlayGames(
+        make(
             size,
             opponents,
             rules=rules,
