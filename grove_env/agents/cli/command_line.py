@@ -93,6 +93,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(USAGE, f"{where}{one_line(message)} (see {hint})\n")
 
 
+def parse_and_run(
+    prog: str, parser: argparse.ArgumentParser, run: Callable[[Any], int], argv: Any
+) -> int:
+    """A command line's ``main``: parse ``argv`` (argparse prints its own message and
+    gives its exit code), then :func:`run_command` on the parsed arguments."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its message
+        return int(exc.code or 0)
+    return run_command(prog, lambda: run(args))
+
+
 def run_command(prog: str, body: Callable[[], int]) -> int:
     """Run a command line's ``body``, turning a :class:`CommandError` into one line."""
     try:

@@ -34,8 +34,8 @@ from .command_line import (
     agent_specs,
     build_agent,
     check_output,
+    parse_and_run,
     refuse_human,
-    run_command,
     usage_error,
     write_output,
 )
@@ -132,11 +132,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its message
-        return int(exc.code or 0)
-    return run_command(PROG, lambda: _run(args))
+    return parse_and_run(PROG, build_parser(), _run, argv)
 
 
 if __name__ == "__main__":

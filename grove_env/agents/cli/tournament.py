@@ -25,8 +25,8 @@ from .command_line import (
     agent_specs,
     build_agent,
     check_json_and_plot,
+    parse_and_run,
     refuse_human,
-    run_command,
     specs_help,
     usage_error,
     write_output,
@@ -90,11 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # argparse has printed its message
-        return int(exc.code or 0)
-    return run_command(PROG, lambda: _run(args))
+    return parse_and_run(PROG, build_parser(), _run, argv)
 
 
 def _check_inputs(args: argparse.Namespace) -> list[str]:
