@@ -197,78 +197,64 @@ async def options(request: Request) -> Response:
     return JSONResponse(_server(request).options)
 
 
+async def _answer(request: Request, work: Any, *args: Any) -> Response:
+    """The JSON of ``work(server, *args)``, run off the event loop by the server."""
+    server = _server(request)
+    return JSONResponse(await server.work(work, server, *args))
+
+
 async def new_play(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(
-        await server.work(start_play, server, await _body(request), _client(request))
-    )
+    return await _answer(request, start_play, await _body(request), _client(request))
 
 
 async def get_play(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(await server.work(play_view, server, request.path_params["id"]))
+    return await _answer(request, play_view, request.path_params["id"])
 
 
 async def act(request: Request) -> Response:
     _no_query(request)
-    server, raw = _server(request), await _body(request)
-    return JSONResponse(await server.work(play_move, server, request.path_params["id"], raw))
+    return await _answer(request, play_move, request.path_params["id"], await _body(request))
 
 
 async def hints(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(await server.work(play_hints, server, request.path_params["id"]))
+    return await _answer(request, play_hints, request.path_params["id"])
 
 
 async def get_play_record(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(await server.work(game_record, server, request.path_params["id"], "play"))
+    return await _answer(request, game_record, request.path_params["id"], "play")
 
 
 async def new_watch(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(
-        await server.work(start_watch, server, await _body(request), _client(request))
-    )
+    return await _answer(request, start_watch, await _body(request), _client(request))
 
 
 async def get_watch(request: Request) -> Response:
-    server = _server(request)
-    key = request.path_params["id"]
-    return JSONResponse(await server.work(watch_view, server, key, request, False))
+    return await _answer(request, watch_view, request.path_params["id"], request, False)
 
 
 async def step(request: Request) -> Response:
     json_object(await _body(request), ())
-    server = _server(request)
-    key = request.path_params["id"]
-    return JSONResponse(await server.work(watch_view, server, key, request, True))
+    return await _answer(request, watch_view, request.path_params["id"], request, True)
 
 
 async def get_watch_record(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(await server.work(game_record, server, request.path_params["id"], "watch"))
+    return await _answer(request, game_record, request.path_params["id"], "watch")
 
 
 async def new_replay(request: Request) -> Response:
     _no_query(request)
-    server = _server(request)
-    return JSONResponse(
-        await server.work(start_replay, server, await _body(request), _client(request))
-    )
+    return await _answer(request, start_replay, await _body(request), _client(request))
 
 
 async def get_replay(request: Request) -> Response:
-    server, params = _server(request), request.path_params
-    return JSONResponse(
-        await server.work(replay_view, server, params["id"], params["step"], request)
-    )
+    params = request.path_params
+    return await _answer(request, replay_view, params["id"], params["step"], request)
 
 
 async def refused(request: Request, exc: Exception) -> Response:
