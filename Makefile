@@ -38,7 +38,7 @@ test-quick: setup
 test-suites: setup
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[suites]" "ray==2.60.0" \
 		pandas "tensorboardX>=1.9" "pyarrow>=17" fsspec dm_tree lz4 "ormsgpack>=1.7" scipy
-	$(BIN)/python -m pytest tests/test_examples.py tests/test_rllib.py
+	$(BIN)/python -m pytest tests/test_examples.py tests/training/test_rllib.py
 
 # An agent from another package (examples/plugin_agent, entry-point group grove_env.agents):
 # installed beside the package, its spec plays a gauntlet (CI runs this after `test`).

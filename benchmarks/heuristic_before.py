@@ -1,6 +1,6 @@
 """The heuristic's search as it was before issue 55, kept only for the comparison in
 :mod:`heuristic_batch` (old and new times, identical actions) and to record the actions
-that ``tests/test_heuristic_batch.py`` holds the new code to.
+that ``tests/agents/test_heuristic_batch.py`` holds the new code to.
 
 Verbatim copies of the functions that changed (``search``'s ``standing_value``,
 ``ending_values``, ``outlook`` and ``accusation_values``; ``style_model``'s
@@ -311,7 +311,7 @@ def record(path: str, count: int = 300) -> None:
     """Write ``count`` positions of random play per table (every rule set and player
     count, seeds ``55 + n``) with the actions the old search takes on them, in one
     batch, to ``path`` (``.npz``: ``observations``, ``masks``, then one array of actions
-    per key of :data:`RECORDED`) for ``tests/test_heuristic_batch.py``."""
+    per key of :data:`RECORDED`) for ``tests/agents/test_heuristic_batch.py``."""
     obs, masks = zip(
         *(
             decision_positions(name, n, count, seed=55 + n)

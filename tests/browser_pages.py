@@ -1,6 +1,6 @@
 """The browser tests' server, browser, page and the steps they share (Playwright driving
-the system's Chromium, no browser download); the tests are in ``test_web_browser.py``
-(playing, watching, replaying) and ``test_web_page_browser.py`` (layout, CSP, token).
+the system's Chromium, no browser download); the tests are in ``web/test_web_page_game_browser.py``
+(playing, watching, replaying) and ``web/test_web_page_layout_browser.py`` (layout, CSP, token).
 
 Needs the Python package ``playwright`` and Debian's ``chromium`` (``apt-get install
 chromium``); the tests skip, saying which is missing, without them. Screenshots go to

@@ -1,6 +1,6 @@
 """What the command-line tests share: ``main`` called in-process, the one-line error, models.
 
-Used by ``test_hostile_cli.py`` and ``test_hostile_play.py`` (issue 9).
+Used by ``agents/test_cli_bad_input.py`` and ``agents/test_play_bad_input.py`` (issue 9).
 """
 
 from __future__ import annotations

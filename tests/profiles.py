@@ -1,7 +1,7 @@
 """Hypothesis profiles: ``default`` for the suite, ``soak`` for the long run on request.
 
 ``HYPOTHESIS_PROFILE=soak`` raises every property test to at least 100,000 examples
-(:func:`examples`), which is the soak of ``tests/test_properties.py``: 100,000 random
+(:func:`examples`), which is the soak of ``tests/game/test_properties.py``: 100,000 random
 games through the env, every invariant checked at every step. ``tests/conftest.py``
 loads the profile before any test module is collected.
 """

@@ -4,7 +4,7 @@ A :class:`VectorGame` holds B independent games of one rule set and table size a
 plays one decision in each of them per :meth:`VectorGame.step`, with no Python loop
 over games (the loops left run over the at most 5 seats or 3 suspect slots). It
 follows :class:`grove_env.core.Game` move for move and :mod:`grove_env.grove_v1`
-observation, mask and reward for reward; ``tests/test_vector.py`` checks that on
+observation, mask and reward for reward; ``tests/vector/test_vector.py`` checks that on
 thousands of games of every rule set and player count.
 
 ======================  ==========================================================

@@ -20,7 +20,7 @@ Why tables: the encoder before filled every row with the constant ``base`` and t
 scattered the twenty-odd other entries of each row one by one, about 100,000 scattered
 writes at B = 4096; the table's take copies 20,480 rows of 100 bytes instead. Codes
 are in range by construction, so the take skips its bounds check (``mode="wrap"``);
-``tests/test_vector.py`` compares every seat's observation with grove_v1's at every
+``tests/vector/test_vector.py`` compares every seat's observation with grove_v1's at every
 step of thousands of games.
 """
 

@@ -24,7 +24,7 @@ than the plain ones (they agree on the advantages), it would add TorchRL and Ten
 to the ``train`` extra and a TensorDict between the NumPy games and the network at every
 step, and its loss is a class whose terms the next issue would have to subclass to
 extend. Here the loss is one function (:func:`.loss.ppo_loss`) that a new term extends
-by two lines, checked against a reference written out in ``tests/test_batched.py``.
+by two lines, checked against a reference written out in ``tests/training/test_batched.py``.
 
 Threads: ``torch_threads: 2`` lets torch run the passes over thousands of rows on both
 cores while the NumPy engine runs on one, but torch's threads wait for each other at

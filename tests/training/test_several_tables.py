@@ -17,7 +17,7 @@ from grove_env.training.sb3.vec_env import TablesVecEnv
 
 pytestmark = pytest.mark.slow  # smoke training runs on several tables
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {
     "num_envs": 12,
     "n_steps": 8,

@@ -24,7 +24,7 @@ from grove_env.training.selfplay.gym_env import SINGLE_OBSERVATION_SPACE, SelfPl
 
 pytestmark = pytest.mark.slow  # RLlib starts Ray
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def module(net_arch: list[int], activation: str) -> MaskedActorCritic:

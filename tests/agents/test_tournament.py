@@ -25,7 +25,7 @@ from grove_env.agents.arena.tournament import (
 from grove_env.agents.base import BaseAgent
 from grove_env.agents.cli.tournament import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class FirstLegal(BaseAgent):

@@ -37,7 +37,7 @@ from grove_env.agents.views.possible_deals import deals
 from grove_env.agents.views.rows import Rows, tables
 from grove_env.rules import TILE_VALUES, CulpritMarkers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("rules,n", TABLES)

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_hostile_train import SMOKE, call, one_line
+from test_train_bad_input import SMOKE, call, one_line
 
 from grove_env.training import front
 from grove_env.training.config import TrainConfig

@@ -185,7 +185,7 @@ def test_the_load_benchmark_runs_at_a_tiny_size(tmp_path: Any) -> None:
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "web_load.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "web_load.py"
     out = tmp_path / "load.json"
     args = ["--clients", "2", "--seconds", "2", "--agents", "random", "--json", str(out)]
     done = subprocess.run(

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 import pytest
-from test_whole_game import DEALS, WholeGameBruteForce
+from test_whole_game_exploitability import DEALS, WholeGameBruteForce
 
 from grove_env import ObservationEncoder, grove_v1
 from grove_env.agents.base import make_agent

@@ -5,7 +5,7 @@ each picked by digits of the game. Here: the digits share out the index table's
 one-hot entries, and rows picked by random digits are read back by
 :func:`grove_env.observation.decode` as those digits (the seeds only make inputs).
 That the encoder writes exactly what ``ObservationEncoder`` writes, seat by seat and
-step by step, is ``tests/test_vector.py``'s differential test.
+step by step, is ``tests/vector/test_vector.py``'s differential test.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from grove_env.rules import RULE_SETS
 from grove_env.training.config import load_config
 from grove_env.web.sessions import AgentMenu
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

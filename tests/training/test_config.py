@@ -22,7 +22,7 @@ from grove_env.training.config import (
 )
 from grove_env.training.config.descent import DescentSection, DescentStage
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
 

@@ -15,7 +15,7 @@ from grove_env.agents.cli.play import main
 from grove_env.core import Game
 from grove_env.observation import ObservationEncoder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BAD_LINES = ["xyz", "", "42", "   "]
 
 

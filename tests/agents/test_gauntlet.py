@@ -21,7 +21,7 @@ from grove_env.agents.cli.gauntlet import main
 from grove_env.agents.scripted.greedy import GreedyAgent
 from grove_env.agents.scripted.styles import STYLE_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cell(opponent: str, share: float, rule_based: bool = True) -> GauntletCell:

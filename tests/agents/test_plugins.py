@@ -30,7 +30,7 @@ from grove_env.agents.cli import gauntlet, tournament
 from grove_env.analysis.__main__ import main as analysis_main
 from grove_env.web.sessions import AgentMenu
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "plugin_agent"
 BROKEN = """
 class Raises:

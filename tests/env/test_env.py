@@ -175,7 +175,7 @@ def test_render_modes() -> None:
 
 def test_throughput_benchmark_smoke() -> None:
     """The benchmark script runs end to end on a tiny budget (no timing is asserted)."""
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "aec_throughput.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "aec_throughput.py"
     done = subprocess.run(
         [sys.executable, str(script), "--steps", "50", "--repeats", "2", "--players", "2"],
         capture_output=True,

@@ -3,7 +3,7 @@
 Forced deals list the tiles dealt to seats 0..n-1, then suspect slots 0, 1, 2 and the
 victim. The classic four-player deal used below is ``(2, 3, 4, 6, 5, 7, 8, 0)``: the
 suspects are 5, 7 and 8, and seat 0, leaving slot 0 unseen, sees the 7 and the 8, so its
-posterior is (1/4, 0, 3/4) (tests/test_greedy.py works it out).
+posterior is (1/4, 0, 3/4) (tests/agents/test_greedy.py works it out).
 """
 
 from __future__ import annotations

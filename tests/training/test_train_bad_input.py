@@ -29,7 +29,7 @@ from grove_env.training.run.lock import LOCK
 
 pytestmark = pytest.mark.slow  # train.py runs in subprocesses
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("train_cli", ROOT / "train.py")
 assert _spec is not None and _spec.loader is not None
 train_cli = importlib.util.module_from_spec(_spec)

@@ -43,7 +43,7 @@ from grove_env.training.run.checkpoint import CheckpointError
 pytestmark = pytest.mark.slow  # its fixtures train policies and checkpoints
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 

@@ -23,7 +23,7 @@ from grove_env.agents.scripted.greedy import GreedyAgent
 from grove_env.agents.trust.agent import TrustAgent, TrustParams, parse_params
 from grove_env.agents.trust.posterior import posterior
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEAL_4P = (2, 3, 4, 6, 5, 7, 8, 0)  # seats 2 3 4 6, suspects 5 7 8, victim blank
 
 

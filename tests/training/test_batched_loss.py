@@ -31,7 +31,7 @@ from grove_env.training.run import checkpoint
 from grove_env.training.run.network import ActorCritic
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = load_config(ROOT / "configs" / "smoke.yaml")
 
 

@@ -20,7 +20,7 @@ from grove_env.agents.base import make_agent
 from grove_env.agents.views.rows import Rows, tables
 from grove_env.rules import RULE_SETS
 
-RECORD = Path(__file__).resolve().parent / "data" / "heuristic_batch.npz"
+RECORD = Path(__file__).resolve().parents[1] / "data" / "heuristic_batch.npz"
 SPECS = {"default": "heuristic", "noisy": "heuristic:noise=0.2,aim=0.3"}
 """The key of each recorded agent's actions, and its spec."""
 

@@ -7,7 +7,7 @@ failure, never a traceback; everything is checked before the first game, and no 
 created or changed by a run that fails. Most cases call ``main(argv)`` in this process;
 a few run the real command in a subprocess. Hypothesis feeds random agent specs; each
 case is bounded by the two short games it may play. The play command and its prompt:
-``test_hostile_play.py``.
+``test_play_bad_input.py``.
 """
 
 from __future__ import annotations

@@ -292,7 +292,7 @@ def test_observe_arguments() -> None:
 
 @pytest.mark.slow
 def test_benchmark_script_runs() -> None:
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "vector_throughput.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "vector_throughput.py"
     args = ["--seconds", "0.02", "--repeats", "1", "--batch-sizes", "1,16", "--players", "3"]
     args += ["--observe-batch", "8"]
     done = subprocess.run(

@@ -12,7 +12,7 @@ The soak: the ``soak`` hypothesis profile (``tests/conftest.py``) raises every t
 to at least 100,000 examples, so one command plays 100,000 random games through the env
 and checks all of the above at every step::
 
-    HYPOTHESIS_PROFILE=soak python -m pytest tests/test_properties.py -k every_invariant
+    HYPOTHESIS_PROFILE=soak python -m pytest tests/game/test_properties.py -k every_invariant
 """
 
 from __future__ import annotations
