@@ -9,8 +9,10 @@ import hashlib
 import numpy as np
 import pytest
 
+from grove_env.analysis import whole_game
 from grove_env.analysis.policies import uniform
 from grove_env.analysis.round_tree import MarkerState, build_round_tree, position, replay
+from grove_env.analysis.state_views import observations_at
 from grove_env.analysis.whole_game import at_state, whole_game_exploitability
 from grove_env.observation import ObservationEncoder
 from grove_env.rules import get_rules
@@ -135,3 +137,40 @@ def test_rewritten_counts_are_the_encoders():
             deal, history = divmod(int(depth.representative[i]), 3**t)
             game = replay(dataclasses.replace(tree, state=state), deal, history, t)
             assert np.array_equal(encoder.encode(game, depth.seat), depth.observations[i])
+
+
+def test_many_states_are_rewritten_as_each_alone():
+    tree = build_round_tree(
+        "classic", 3, MarkerState(first_player=1), deals=[(8, 0, 3, 4, 5, 6, 7)]
+    )
+    states = [
+        (((4, 2, 5), (3, 1, 0)), 7),
+        (((5, 5, 5), (0, 0, 0)), 1),
+        (((1, 6, 2), (2, 0, 4)), 40),
+    ]
+    for t in range(tree.num_decisions):
+        many = observations_at(tree, t, states)
+        for s, (counts, r) in enumerate(states):
+            assert np.array_equal(many[s], at_state(tree, counts, r).depths[t].observations)
+
+
+THREE_SEATS = MarkerState(coloured=(2, 2, 3), penalty=(3, 4, 2), first_player=2, round=5)
+"""Revised 3p: every seat can play two more rounds (the limit is round 6)."""
+
+
+@pytest.mark.parametrize(
+    ("policy", "state_rows"),
+    [(uniform, 1 << 18), (mixed, 1)],
+    ids=["uniform-batched", "mixed-state-by-state"],
+)
+def test_three_seats_match_a_perfect_recall_brute_force(policy, state_rows, monkeypatch):
+    monkeypatch.setattr(whole_game, "STATE_ROWS", state_rows)
+    got = whole_game_exploitability(
+        "revised", 3, policy, max_rounds=6, start=THREE_SEATS, deals=DEALS
+    )
+    brute = WholeGameBruteForce("revised", 3, THREE_SEATS, 6, policy)
+    assert got.states > 3  # the second round starts from several states
+    assert np.allclose(got.values, [brute.on_policy(s) for s in range(3)], atol=1e-12)
+    best = [brute.best_response(s) for s in range(3)]
+    assert np.allclose(got.best_response_values, best, atol=1e-12)
+    assert got.nash_conv > 0
