@@ -29,6 +29,10 @@ from .round_tree import RoundTree
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
+ROW_BATCH = 4096
+"""Rows per call to a deterministic agent's ``act_batch`` (its ``batch`` attribute): the
+heuristic takes 38% more time per row in batches of 32,768 (measured at revised 3p)."""
+
 __all__ = ["Policy", "branch_probabilities", "branches_of", "policy_of", "spiel_policy", "uniform"]
 
 
@@ -60,6 +64,8 @@ def policy_of(agent: Any, seed: int | None = 0) -> Policy:
         probs[rows, actions] = 1.0
         return probs
 
+    # A row agent's arrays are rows x deals x styles: it is fastest in small batches.
+    deterministic.batch = ROW_BATCH  # type: ignore[attr-defined]
     return deterministic
 
 

@@ -31,7 +31,10 @@ State = tuple[Counts, int]
 """A public state: its counts and the round number."""
 
 BATCH = 1 << 15
-"""Rows per policy call when many states are asked at once."""
+"""Rows per policy call when many states are asked at once, unless the policy names its
+own (a ``batch`` attribute, as :func:`~grove_env.analysis.policies.policy_of` gives row
+agents): the zoo's revised 3p network takes 5 times less time per row than in batches
+of 4,096 state by state (measured at revised 3p)."""
 
 
 def observations_at(tree: RoundTree, t: int, states: Sequence[State]) -> np.ndarray:
@@ -51,16 +54,19 @@ def observations_at(tree: RoundTree, t: int, states: Sequence[State]) -> np.ndar
 
 
 def branches_at(
-    tree: RoundTree, policies: Sequence[Policy], states: Sequence[State], batch: int = BATCH
+    tree: RoundTree, policies: Sequence[Policy], states: Sequence[State], batch: int | None = None
 ) -> list[list[np.ndarray]]:
     """Per state, per depth, ``float64[infosets, 3]``: the branch probabilities of
     ``policies`` (one per absolute seat) in ``tree`` rewritten to that state, as
     :func:`~grove_env.analysis.policies.branch_probabilities` gives them one state at a
-    time, asked ``batch`` rows at a time over all the states together."""
+    time, asked ``batch`` rows at a time over all the states together (default: the
+    policy's own ``batch``, else :data:`BATCH`)."""
     per_depth = []
     for t, depth in enumerate(tree.depths):
         obs = observations_at(tree, t, states).reshape(-1, depth.observations.shape[1])
         masks = np.tile(depth.masks, (len(states), 1))
-        probs = legal_branches(policies[depth.seat], obs, masks, batch)
+        policy = policies[depth.seat]
+        size = batch if batch is not None else int(getattr(policy, "batch", BATCH))
+        probs = legal_branches(policy, obs, masks, size)
         per_depth.append(probs.reshape(len(states), -1, 3))
     return [[p[s] for p in per_depth] for s in range(len(states))]
