@@ -132,7 +132,9 @@ def stage_values(
         reach = (reach[:, :, None] * node).reshape(len(tree.deals), -1)
     culprit = tree.culprit.astype(np.intp)
     shape = (len(tree.deals), -1, tree.num_players)
-    values = np.einsum("dl,dls->s", reach, on[culprit].reshape(shape))
+    leaves = on[culprit].reshape(shape)
+    # Summed as policy_values sums (pairwise): einsum's running sum drifts by 1e-12 here.
+    values = np.array([(reach * leaves[:, :, s]).sum() for s in range(tree.num_players)])
     leaves = best[culprit].reshape(shape)
     responses = [
         best_response(tree, probs, s, nodes, leaves[:, :, s])[0] for s in range(tree.num_players)
