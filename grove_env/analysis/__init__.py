@@ -9,8 +9,10 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 - :mod:`~grove_env.analysis.play`: an agent's exact first-round markers against copies
   of an opponent, and the best response's (the gauntlet's counterpart for one round).
 - :mod:`~grove_env.analysis.cfr`: CFR+ on a round; strategies saved for ``cfr-round``.
-- :mod:`~grove_env.analysis.whole_game`: NashConv of the whole game, backward over the
-  public marker states with the round as the stage.
+- :mod:`~grove_env.analysis.state_views`: a round tree's information sets as seen from
+  other public states, and a fixed policy asked about many states at once.
+- :mod:`~grove_env.analysis.whole_game`: NashConv of the whole game (exact at two and
+  three seats), backward over the public marker states with the round as the stage.
 - :mod:`~grove_env.analysis.game_solver`: the whole game solved the same way, CFR+ on
   each stage; strategies saved for the ``cfr`` agent.
 - :mod:`~grove_env.analysis.measure`: :func:`nash_conv`, an agent's NashConv at a table

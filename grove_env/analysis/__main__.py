@@ -10,10 +10,10 @@ are the gauntlet's rule-based styles and the heuristic).
 ``solve --rules R --players N --seconds S [--out PATH]`` runs CFR+ on one round and saves
 the average strategy in the ``cfr`` agent's format, by default as
 ``cfr_<rules>_<n>p.npz`` in the current folder (``cfr-round:PATH`` plays it).
-``solve --whole-game --rules R --players 2 [--seconds S] [--target T] [--out PATH]``
+``solve --whole-game --rules R --players 2|3 [--seconds S] [--target T] [--out PATH]``
 solves the whole game round by round (:mod:`~grove_env.analysis.game_solver`; each
 stage CFR+ to NashConv ``T`` outcome, default 3e-4, at most ``S`` seconds, default
-600) and saves it, by default as ``cfr_<rules>_2p_game.npz`` (``cfr:PATH`` plays it).
+600) and saves it, by default as ``cfr_<rules>_<n>p_game.npz`` (``cfr:PATH`` plays it).
 ``--max-rounds M`` (default 100, the env's) sets the round limit of either whole game.
 The strategies that ship are the files of ``grove_env/data/``. Both commands print wall
 time and peak memory.
@@ -152,9 +152,9 @@ def check_table(args: argparse.Namespace) -> None:
     if args.max_rounds is not None and not args.whole_game:
         raise usage_error("--max-rounds is for --whole-game (one round has no round limit)")
     args.max_rounds = args.max_rounds or 100
-    if args.command == "solve" and args.whole_game and args.players != 2:
+    if args.command == "solve" and args.whole_game and args.players > 3:
         raise usage_error(
-            f"solve --whole-game solves two-player tables, got --players {args.players}"
+            f"solve --whole-game solves two- and three-player tables, got --players {args.players}"
         )
 
 

@@ -48,13 +48,22 @@ def policy_values(tree: RoundTree, probs: list[np.ndarray]) -> np.ndarray:
     return np.array([float((reach * tree.leaf_payoff(s)).sum()) for s in range(tree.num_players)])
 
 
-def others_reach(tree: RoundTree, probs: list[np.ndarray], seat: int) -> list[np.ndarray]:
-    """Per depth, chance x the other seats' reach of each node (``seat``'s own left out)."""
+def node_policies(tree: RoundTree, probs: list[np.ndarray]) -> list[np.ndarray]:
+    """:func:`node_policy` of every depth, gathered once for the passes that share them."""
+    return [node_policy(tree, probs, t) for t in range(tree.num_decisions)]
+
+
+def others_reach(
+    tree: RoundTree, probs: list[np.ndarray], seat: int, nodes: list[np.ndarray] | None = None
+) -> list[np.ndarray]:
+    """Per depth, chance x the other seats' reach of each node (``seat``'s own left out).
+
+    ``nodes`` are :func:`node_policies` of ``probs`` where the caller has them."""
     reach = [tree.chance[:, None]]
     for t in range(tree.num_decisions - 1):
         step = reach[-1][:, :, None]
         if tree.depths[t].seat != seat:
-            step = step * node_policy(tree, probs, t)
+            step = step * (node_policy(tree, probs, t) if nodes is None else nodes[t])
         else:
             step = np.repeat(step, 3, axis=2)
         reach.append(step.reshape(len(tree.deals), -1))
@@ -80,25 +89,57 @@ def best_response_value(tree: RoundTree, probs: list[np.ndarray], seat: int) -> 
 
 
 def best_response(
-    tree: RoundTree, probs: list[np.ndarray], seat: int
+    tree: RoundTree,
+    probs: list[np.ndarray],
+    seat: int,
+    nodes: list[np.ndarray] | None = None,
+    leaves: np.ndarray | None = None,
 ) -> tuple[float, list[np.ndarray]]:
     """``seat``'s best-response value against the others' ``probs``, and the profile in
     which it plays that response: ``probs`` with ``seat``'s depths replaced by one-hot
-    branch choices (the first best branch where several tie)."""
-    reach = others_reach(tree, probs, seat)
-    value = tree.leaf_payoff(seat)
+    branch choices (the first best branch where several tie).
+
+    ``nodes`` (:func:`node_policies`) and ``leaves`` (``seat``'s payoff per leaf, default
+    :meth:`~RoundTree.leaf_payoff`) save a caller that has them the work."""
+    nodes = node_policies(tree, probs) if nodes is None else nodes
+    reach = others_reach(tree, probs, seat, nodes)
+    value = tree.leaf_payoff(seat) if leaves is None else leaves
     profile = list(probs)
     for t in range(tree.num_decisions - 1, -1, -1):
         below = value.reshape(len(tree.deals), 3**t, 3)
         depth = tree.depths[t]
         if depth.seat != seat:
-            value = (node_policy(tree, probs, t) * below).sum(axis=2)
+            value = (nodes[t] * below).sum(axis=2)
             continue
         q = counterfactual_values(depth.infoset, reach[t], below, len(probs[t]))
         best = q.argmax(axis=1)
         profile[t] = np.eye(3)[best]
         value = np.take_along_axis(below, best[depth.infoset][:, :, None], axis=2)[:, :, 0]
     return float((tree.chance * value[:, 0]).sum()), profile
+
+
+def stage_values(
+    tree: RoundTree, probs: list[np.ndarray], on: np.ndarray, best: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each seat's value when every seat follows ``probs``, with the leaves valued by the
+    payoff array ``on``, and its best-response value with them valued by ``best`` (both
+    shaped as :attr:`RoundTree.payoff`): :func:`policy_values` and
+    :func:`best_response_value` of the tree with those payoffs, sharing one gather of the
+    node policies and of the leaf payoffs."""
+    nodes = node_policies(tree, probs)
+    reach = tree.chance[:, None]
+    for node in nodes:
+        reach = (reach[:, :, None] * node).reshape(len(tree.deals), -1)
+    culprit = tree.culprit.astype(np.intp)
+    shape = (len(tree.deals), -1, tree.num_players)
+    leaves = on[culprit].reshape(shape)
+    # Summed as policy_values sums (pairwise): einsum's running sum drifts by 1e-12 here.
+    values = np.array([(reach * leaves[:, :, s]).sum() for s in range(tree.num_players)])
+    leaves = best[culprit].reshape(shape)
+    responses = [
+        best_response(tree, probs, s, nodes, leaves[:, :, s])[0] for s in range(tree.num_players)
+    ]
+    return values, np.array(responses)
 
 
 def seat_counterfactual_values(

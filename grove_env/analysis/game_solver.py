@@ -3,10 +3,13 @@
 Between rounds only the public state carries over (the marker counts and the round;
 see :mod:`~grove_env.analysis.whole_game`), so a profile that plays an equilibrium of
 each round's stage game, whose payoffs are the values of the states the round leads to,
-is an equilibrium of the whole game. The solver walks the states from the last round
-back to the first (:func:`~grove_env.analysis.whole_game.whole_game_nash_conv`, which
-also measures the result; states where the game cannot still be going are never
-listed) and solves each stage with :func:`~grove_env.analysis.cfr.solve` to a NashConv
+is an equilibrium of the whole game at two seats. At three a stage game has many
+equilibria, and solving each with the values of the later ones gives a reference, not
+a guarantee: its measured NashConv says how close it is. The solver walks the states
+from the last round back to the first
+(:func:`~grove_env.analysis.whole_game.whole_game_nash_conv`, which also measures the
+result; states where the game cannot still be going are never listed) and solves each
+stage with :func:`~grove_env.analysis.cfr.solve` to a NashConv
 ``target`` in ``outcome`` units. A stage is its first player's round tree, built once,
 with the stage's payoffs (:func:`~grove_env.analysis.whole_game.stage_payoff`): the
 ``outcome`` reward where the game ends, 0 where the round limit cuts it off, else the

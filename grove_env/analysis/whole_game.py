@@ -11,8 +11,11 @@ accusations) is the env's ``outcome`` reward if the game ends there (``Game.retu
 next state. The transitions come from :class:`Game` played on a deal with that culprit.
 
 Observations differ between states only in the counts and the round, so each first
-player's round tree is built once and those entries are rewritten per state (a test
-checks them against the encoder).
+player's round tree is built once and those entries are rewritten per state
+(:mod:`~grove_env.analysis.state_views`; a test checks them against the encoder). A
+fixed policy is asked about many states of a round at once, and each state's values
+(on-policy and every seat's best response) share one gather of its node policies: so
+the whole game at three seats is measured in well under a minute for a cheap policy.
 
 The walk is shared: :func:`public_states` lists the states (a state where the game
 cannot still be going is never listed), :func:`stage_payoff` makes a round's payoffs
@@ -32,14 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from grove_env.core import culprit_slot
-from grove_env.observation import COUNT_SCALE, OFF_COLOURED, OFF_PENALTY, OFF_ROUND, ROUND_SCALE
 from grove_env.rules import RuleSet, get_rules
 
-from .best_response import best_response_value, policy_values
-from .policies import Policy, branch_probabilities
+from .best_response import stage_values
+from .policies import Policy
 from .round_tree import MarkerState, RoundTree, build_round_tree, position
+from .state_views import Counts, State, branches_at, observations_at
 
-Counts = tuple[tuple[int, ...], tuple[int, ...]]
+STATE_ROWS = 1 << 18
+"""Information sets (over all depths) asked of a fixed policy at once: that many over
+the states of a round, a few hundred MB of observations at most."""
 
 
 @dataclass(frozen=True)
@@ -95,23 +100,13 @@ def round_step(rules: RuleSet, n: int, counts: Counts, first_player: int) -> Ste
 
 
 def at_state(tree: RoundTree, counts: Counts, round_number: int) -> RoundTree:
-    """``tree`` with its observations' counts and round rewritten for another state.
-
-    Counts seen mid-round already lack the markers placed so far, so each is moved by
-    the difference between the two states' starting counts.
-    """
-    n = tree.num_players
-    was = tree.state.counts(tree.rules, n)
-    depths = []
-    for depth in tree.depths:
-        obs = depth.observations.copy()
-        order = [(depth.seat + r) % n for r in range(n)]
-        for part, offset in enumerate((OFF_COLOURED, OFF_PENALTY)):
-            shift = np.array([counts[part][s] - was[part][s] for s in order])
-            held = np.rint(obs[:, offset : offset + n] * COUNT_SCALE) + shift
-            obs[:, offset : offset + n] = held / COUNT_SCALE
-        obs[:, OFF_ROUND] = (round_number - 1) / ROUND_SCALE
-        depths.append(dataclasses.replace(depth, observations=obs))
+    """``tree`` with its observations' counts and round rewritten for another state
+    (:func:`~grove_env.analysis.state_views.observations_at` of one state)."""
+    state = [(counts, round_number)]
+    depths = [
+        dataclasses.replace(depth, observations=observations_at(tree, t, state)[0])
+        for t, depth in enumerate(tree.depths)
+    ]
     return dataclasses.replace(tree, depths=depths)
 
 
@@ -186,6 +181,15 @@ def stage_payoff(step: Step, later: dict[Counts, np.ndarray], more: bool) -> np.
     return payoff
 
 
+StageStrategy = Callable[[Counts, int, RoundTree], list[np.ndarray]]
+"""``(counts, round, stage) -> branch probabilities per depth`` of a state's round.
+
+``stage`` is the round tree of the state's first player with the state's on-policy
+payoffs (:func:`stage_payoff` of the values of the states the round leads to), so a
+solver can solve it there; its observations are those of the tree as built.
+"""
+
+
 def whole_game_exploitability(
     rules: str | RuleSet,
     num_players: int,
@@ -211,20 +215,30 @@ def whole_game_exploitability(
         ]
     elif [(t.num_players, t.state.first_player) for t in trees] != [(n, f) for f in range(n)]:
         raise ValueError(f"give {n} round trees of {n} seats, first players 0 to {n - 1}")
-
-    def branches(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
-        return branch_probabilities(at_state(stage, counts, r), policies)  # type: ignore[arg-type]
-
-    return whole_game_nash_conv(states, list(trees), branches)
+    return whole_game_nash_conv(states, list(trees), fixed_strategy(states, trees, policies))
 
 
-StageStrategy = Callable[[Counts, int, RoundTree], list[np.ndarray]]
-"""``(counts, round, stage) -> branch probabilities per depth`` of a state's round.
+def fixed_strategy(
+    states: PublicStates, trees: Sequence[RoundTree], policies: Sequence[Policy]
+) -> StageStrategy:
+    """The :data:`StageStrategy` of fixed policies (one per absolute seat).
 
-``stage`` is the round tree of the state's first player with the state's on-policy
-payoffs (:func:`stage_payoff` of the values of the states the round leads to), so a
-solver can solve it there; its observations are those of the tree as built.
-"""
+    Asked for a state, it asks the policies about it and the states that follow it in
+    its round's walk (:func:`whole_game_nash_conv`'s order), :data:`STATE_ROWS`
+    information sets in all, and keeps their answers until they are asked for.
+    """
+    ready: dict[State, list[np.ndarray]] = {}
+
+    def strategy(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
+        if (counts, r) not in ready:
+            tree = trees[states.first(r)]
+            size = max(1, STATE_ROWS // sum(len(d.observations) for d in tree.depths))
+            walk = sorted(states.layers[r - states.start.round])
+            batch = [(c, r) for c in walk[walk.index(counts) :][:size]]
+            ready.update(zip(batch, branches_at(tree, policies, batch)))
+        return ready.pop((counts, r))
+
+    return strategy
 
 
 def whole_game_nash_conv(
@@ -246,12 +260,10 @@ def whole_game_nash_conv(
         for counts in sorted(states.layers[k]):
             step = states.step(counts, r)
             stage = trees[states.first(r)]
-            on = dataclasses.replace(stage, payoff=stage_payoff(step, _part(later, 0, n), more))
-            best = dataclasses.replace(stage, payoff=stage_payoff(step, _part(later, 1, n), more))
-            probs = strategy(counts, r, on)
-            now[counts] = np.concatenate(
-                [policy_values(on, probs), [best_response_value(best, probs, s) for s in range(n)]]
-            )
+            on = stage_payoff(step, _part(later, 0, n), more)
+            best = stage_payoff(step, _part(later, 1, n), more)
+            probs = strategy(counts, r, dataclasses.replace(stage, payoff=on))
+            now[counts] = np.concatenate(stage_values(stage, probs, on, best))
         later = now
     root = later[states.begin]
     return WholeGameExploitability(

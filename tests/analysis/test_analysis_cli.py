@@ -97,9 +97,9 @@ def test_play_prints_each_opponents_cell_and_its_ceiling():
         (["nashconv", "--whole-game", "--max-rounds", "0"], 2, "must be at least 1"),
         (["nashconv", "--max-rounds", "3"], 2, "--max-rounds is for --whole-game"),
         (
-            ["solve", "--whole-game", "--players", "3"],
+            ["solve", "--whole-game", "--rules", "revised", "--players", "4"],
             2,
-            "solves two-player tables, got --players 3",
+            "solves two- and three-player tables, got --players 4",
         ),
         (["solve", "--whole-game", "--out", "x.txt"], 2, "--out names a .npz file"),
         (["nashconv", "--agent", "ppo:/nonexistent"], 1, "is not a policy"),

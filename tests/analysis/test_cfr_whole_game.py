@@ -126,3 +126,18 @@ def test_past_the_round_limit_a_state_plays_as_at_its_earliest_round():
 def test_the_shipped_whole_game_strategy_is_within_a_hundredth(rules):
     result = whole_game_exploitability(rules, 2, policy_of(make_agent("cfr")))
     assert 0.0 <= result.nash_conv <= 0.01
+
+
+def test_a_three_seat_solution_is_what_the_cfr_agent_plays(tmp_path):
+    start = MarkerState(coloured=(2, 2, 3), penalty=(3, 4, 2), first_player=2, round=5)
+    solution = solve_game("revised", 3, 1e-3, max_rounds=6, start=start, deals=DEALS)
+    path = save_game_strategy(tmp_path / "g3.npz", solution, note="test")
+    with np.load(path, allow_pickle=False) as f:
+        assert f["coloured"].shape == (solution.states.count, 3) and str(f["table"]) == "revised 3"
+    played = whole_game_exploitability(
+        "revised", 3, policy_of(CfrAgent(str(path))), 6, start, DEALS
+    )
+    assert solution.exploitability is not None and solution.states.count > 3
+    assert played.values == pytest.approx(solution.exploitability.values, abs=1e-12)
+    assert played.nash_conv == pytest.approx(solution.exploitability.nash_conv, abs=1e-12)
+    assert played.nash_conv <= 3 * 2 * 1e-3  # seats x rounds x stage target
