@@ -53,6 +53,10 @@ class Learner(Protocol):
 
     run_dir: Path
 
+    @staticmethod
+    def check(cfg: TrainConfig) -> None:
+        """What the learner checks of a config before the run directory exists."""
+
     @property
     def step(self) -> int: ...
 
@@ -113,7 +117,7 @@ def train(cfg: TrainConfig) -> int:
     """A new run of ``cfg``; returns the process exit code."""
     learner = BACKENDS[method_of(cfg)].load()
     device = _device(cfg)  # a missing CUDA device stops the run before its directory exists
-    getattr(learner, "check", lambda _: None)(cfg)
+    learner.check(cfg)
     run_dir = new_run_dir(cfg)
     with RunLock(run_dir):
         write_run_files(run_dir, cfg)

@@ -67,6 +67,10 @@ class RunSchedule:
     def close(self) -> None:
         """Nothing outside this process to let go of."""
 
+    @staticmethod
+    def check(cfg: TrainConfig) -> None:
+        """Nothing beyond the config's own checks."""
+
     def start_schedule(self, step: int, state: dict[str, Any], resumed: bool) -> None:
         """The counters at ``step`` (a checkpoint's ``state``, or none), and the logs."""
         cfg = self.cfg

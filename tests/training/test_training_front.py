@@ -38,7 +38,7 @@ def test_a_missing_library_is_one_line_naming_the_extra() -> None:
 
 def test_a_learner_loads_and_keeps_the_protocol() -> None:
     learner = front.BACKENDS["batched"].load()
-    for name in ("latest_checkpoint", "learn", "finish", "complete", "close", "step"):
+    for name in ("check", "latest_checkpoint", "learn", "finish", "complete", "close", "step"):
         assert hasattr(learner, name), name
 
 

@@ -170,6 +170,10 @@ class RLlibRun:
         self._rollout_share: float | None = None
 
     @staticmethod
+    def check(cfg: TrainConfig) -> None:
+        """Nothing beyond the config's own checks (Ray starts with the run)."""
+
+    @staticmethod
     def latest_checkpoint(run_dir: Path) -> Path | None:
         """The newest complete RLlib checkpoint folder of a run, or ``None``."""
         folder = run_dir / CHECKPOINTS
