@@ -17,7 +17,7 @@ layer  modules
        (:data:`TRAINING_ORDER`: ``config``, ``run``, ``selfplay``, ``measure``,
        ``schedule``, then the learners ``sb3``, ``batched``, ``rllib``, ``descent``,
        which never import each other, then ``front``, the one backend table, and
-       ``cli``, ``grove-train``)
+       ``cli``, ``grove-train``, and ``sweep``, ``grove-sweep``)
 5      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
 =====  ==========================================================================
 
@@ -82,6 +82,7 @@ TRAINING_ORDER = [
     "descent",
     "front",
     "cli",
+    "sweep",
 ]
 """The parts of ``grove_env.training``, lowest first (``schedule`` and ``front`` are modules;
 the package's own ``__init__`` counts as ``front``)."""

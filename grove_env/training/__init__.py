@@ -26,6 +26,8 @@ and the four learners never import each other (``tests/test_layers.py``,
 :mod:`.front`     the one backend table, :func:`~.front.train` and
                   :func:`~.front.resume`: the run protocol every learner shares
 :mod:`.cli`       ``grove-train``: the command line and its one-line errors
+:mod:`.sweep`     ``grove-sweep``: Optuna tunes a config's settings for exact NashConv,
+                  each trial a run of the front door (the ``sweep`` extra)
 ================  ====================================================================
 
 The policy's actor (masked logits as a plain torch function) and the model files are

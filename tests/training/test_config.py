@@ -233,6 +233,8 @@ def test_rule_sets_and_player_counts_come_from_the_registry() -> None:
         ({"best_by": "nashconv"}, "best_by nashconv needs exploit_every"),
         ({"rules": "revised", "num_players": 5, "exploit_every": 9}, "one table of 2 to 4"),
         ({"tables": ["all"], "exploit_every": 9}, "exploit_every measures one table"),
+        ({"exploit_whole_game": True, "exploit_every": 9}, "whole game at 3 players"),
+        ({"num_players": 3, "exploit_whole_game": True}, "it needs exploit_every"),
         ({"rules": "revised", "num_players": 5, "final_nashconv": True}, "tables of 2 to 4"),
         ({"play": "mixed"}, "play: must be one of 'greedy' or 'sample', got 'mixed'"),
         ({"backend": "torch"}, "backend: must be one of 'sb3', 'batched' or 'rllib'"),

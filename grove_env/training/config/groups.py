@@ -160,6 +160,11 @@ class EvalFields(BaseModel):
     final gauntlet and everywhere else: its most likely legal move, or a draw from the
     policy as in training. An equilibrium-seeking run plays ``sample``: an equilibrium of
     this game mixes, and its most likely move alone is exploitable."""
+    exploit_whole_game: bool = False
+    """Measure the whole game's NashConv (``outcome``) at 3 players too, beside the
+    round's (``exploit_every``; at 2 players it always is): exact, and about a minute per
+    measurement at revised 3 (:mod:`grove_env.analysis.whole_game`). Beyond 3 players the
+    whole game is not exact here (a learned best response gives a lower bound there)."""
     exploit_policy: Literal["sample", "greedy"] | None = None
     """The policy whose NashConv is measured (``exploit_every``): the one training samples
     from, or its most likely legal move; ``null``: as it plays (``play``)."""

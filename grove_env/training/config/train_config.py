@@ -158,6 +158,11 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
             raise ValueError("best_by nashconv needs exploit_every (steps between NashConvs)")
         if self.exploit_every is not None and (self.tables or self.num_players > 4):
             raise ValueError("exploit_every measures one table of 2 to 4 players (no tables)")
+        if self.exploit_whole_game and (self.exploit_every is None or self.num_players != 3):
+            raise ValueError(
+                "exploit_whole_game measures the whole game at 3 players (always at 2): "
+                "it needs exploit_every and num_players 3"
+            )
         if self.final_nashconv and all(n > 4 for _, n in self.table_list()):
             raise ValueError("final_nashconv measures tables of 2 to 4 players: set it false")
         return self

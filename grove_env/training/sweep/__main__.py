@@ -1,0 +1,7 @@
+"""``python -m grove_env.training.sweep``: the same as ``grove-sweep``."""
+
+import sys
+
+from grove_env.training.sweep.cli import main
+
+sys.exit(main())

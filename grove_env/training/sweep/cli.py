@@ -1,0 +1,103 @@
+"""``grove-sweep``: tune a training config's settings for exact NashConv, resumably.
+
+    grove-sweep configs/sweeps/revised_2p.yaml              # the trials still missing
+    grove-sweep configs/sweeps/revised_2p.yaml --trials 5   # at most 5 of them now
+    grove-sweep configs/sweeps/revised_2p.yaml --fresh      # then the best on fresh seeds
+    grove-sweep configs/sweeps/revised_2p.yaml --trials 0   # only the table
+
+Every run of the command trains the trials the study still lacks (``trials`` in the
+sweep file), then writes ``<folder>/sweep.md`` (the ranked table and what mattered),
+``<folder>/best-<rank>.yaml`` (the best settings as training configs) and, with
+``--json``, the whole result (:func:`~grove_env.training.sweep.report.sweep_result`).
+``--fresh`` re-runs the ``top`` best settings on ``fresh_seeds`` and adds their curves
+(``<folder>/fresh.png``: NashConv against steps and wall time). Ctrl-C stops it with a
+checkpoint; the same command goes on from there.
+
+Exit codes: 0 done; 1 a run error; 2 a bad sweep file or command line; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from grove_env.agents.cli.command_line import Parser
+from grove_env.training.config import ConfigError, ConfigFileError
+from grove_env.training.run.directory import RunDirError, atomic_write_text
+from grove_env.training.sweep.spec import load_sweep
+
+try:  # Optuna is the sweep extra: without it the command says so in one line
+    from grove_env.training.sweep.report import (
+        best_configs,
+        plot_fresh,
+        sweep_result,
+        sweep_table,
+    )
+    from grove_env.training.sweep.study import TrialInterrupted, fresh_runs, run_sweep
+
+    MISSING = None
+except ModuleNotFoundError as e:
+    if e.name != "optuna":
+        raise
+    MISSING = e.name
+
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = Parser(prog="grove-sweep", description=__doc__.split("\n\n")[0].strip("`"),
+                    label="usage error")  # fmt: skip
+    parser.add_argument("sweep", help="sweep file (configs/sweeps/*.yaml)")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=None,
+        help="train at most this many of the missing trials now (0: none)",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="re-run the best settings on the sweep's fresh seeds"
+    )
+    parser.add_argument("--json", default=None, help="write the whole result here")
+    args = parser.parse_args(argv)
+    if args.trials is not None and args.trials < 0:
+        parser.error("--trials is 0 or more")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    if MISSING:
+        print(f"error: grove-sweep needs {MISSING} (pip install 'grove-env[sweep]')",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_ERROR
+    try:
+        sweep = load_sweep(args.sweep)
+        study = run_sweep(sweep, args.trials)
+        fresh = fresh_runs(sweep, study) if args.fresh else None
+        result = sweep_result(sweep, study, fresh)
+        atomic_write_text(sweep.folder / "sweep.md", sweep_table(result))
+        for path in best_configs(sweep, study):
+            print(f"wrote {path}")
+        if fresh:
+            plot_fresh(fresh, sweep.folder / "fresh.png", f"sweep {sweep.spec.name}: fresh seeds")
+        if args.json:
+            atomic_write_text(args.json, json.dumps(result, indent=1) + "\n")
+        print(sweep_table(result), end="")
+        return 0
+    except (ConfigFileError, RunDirError, OSError, RuntimeError) as e:
+        return _fail(e, EXIT_ERROR)
+    except ConfigError as e:
+        return _fail(e, EXIT_USAGE)
+    except (TrialInterrupted, KeyboardInterrupt):
+        print("interrupted: run the same command to go on", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _fail(e: Exception, code: int) -> int:
+    kind = "config error" if code == EXIT_USAGE else "error"
+    print(f"{kind}: {' '.join(str(e).split())}", file=sys.stderr)
+    return code

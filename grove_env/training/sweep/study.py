@@ -1,0 +1,193 @@
+"""The sweep's trials: Optuna draws settings, :func:`~grove_env.training.front.train` runs them.
+
+The study lives in ``<folder>/study.db`` (SQLite, Optuna's own storage), so the command
+run again goes on where it stopped: it trains only the trials still missing. Each
+trial's run at each seed has a run directory named by its settings and seed
+(``runs/<key>-s<seed>``); a trial that was interrupted is drawn again with the same
+settings first, and its runs resume from their checkpoints
+(:func:`~grove_env.training.front.resume`) instead of starting over.
+
+A trial's value is the median over ``seeds`` of the exact NashConv its run measured
+(``metrics.csv``, :mod:`grove_env.training.measure.exploit`): the whole game's where the
+run measures it (2 players, and 3 with ``exploit_whole_game``), else one round's; of the
+last iterate (``objective: last``) or the lowest measured (``lowest``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from grove_env.training import front
+from grove_env.training.config import TrainConfig
+from grove_env.training.measure.exploit import GAME, ROUND, exploit_columns
+from grove_env.training.run.directory import MetricsLog
+from grove_env.training.sweep.spec import Primitive, Sweep
+
+STUDY_FILE = "study.db"
+HEARTBEAT_S = 60
+
+
+class TrialInterrupted(KeyboardInterrupt):
+    """A trial's training was interrupted (its checkpoint is saved)."""
+
+
+def settings_key(params: dict[str, Primitive]) -> str:
+    """A short name for a trial's settings: the same settings, the same run directories."""
+    text = json.dumps(params, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def nashconv_column(cfg: TrainConfig) -> str:
+    """The ``metrics.csv`` column a run's objective reads: the whole game's where measured."""
+    columns = exploit_columns(cfg)
+    if not columns:
+        raise ValueError("a sweep's runs measure their NashConv: set exploit_every")
+    return GAME if GAME in columns else ROUND
+
+
+def curve(run_dir: Path, column: str) -> list[tuple[int, float, float]]:
+    """``(step, wall seconds, NashConv)`` of every measurement of a finished run."""
+    rows = MetricsLog.read(run_dir / "metrics.csv")
+    return [(int(r["step"]), float(r["wall_time_s"]), float(r[column])) for r in rows if r[column]]
+
+
+def train_once(cfg: TrainConfig) -> None:
+    """Run ``cfg`` to its end (resumed where its directory already holds a run)."""
+    run_dir = Path(cfg.run_dir or "")
+    resuming = (run_dir / "config.yaml").is_file()
+    code = front.resume(run_dir) if resuming else front.train(cfg)
+    if code == front.EXIT_INTERRUPTED:
+        raise TrialInterrupted(f"interrupted in {run_dir}")
+    if code:
+        raise RuntimeError(f"the run in {run_dir} stopped with exit code {code}")
+
+
+def run_value(sweep: Sweep, cfg: TrainConfig) -> float:
+    """The objective of one finished run (module doc)."""
+    points = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
+    if not points:
+        raise RuntimeError(f"the run in {cfg.run_dir} measured no NashConv")
+    values = [v for _, _, v in points]
+    return values[-1] if sweep.spec.objective == "last" else min(values)
+
+
+def draw(trial: optuna.Trial, sweep: Sweep) -> dict[str, Primitive]:
+    """The trial's settings, drawn from the space."""
+    params: dict[str, Primitive] = {}
+    for name, p in sweep.spec.space.items():
+        if any(params.get(other) not in allowed for other, allowed in p.when.items()):
+            continue
+        if p.choice is not None:
+            params[name] = trial.suggest_categorical(name, list(p.options()))
+        elif p.integer:
+            assert p.low is not None and p.high is not None
+            params[name] = trial.suggest_int(name, int(p.low), int(p.high), log=p.log)
+        else:
+            assert p.low is not None and p.high is not None
+            params[name] = trial.suggest_float(name, p.low, p.high, log=p.log)
+    return params
+
+
+def objective(sweep: Sweep, trial: optuna.Trial) -> float:
+    """Train the trial's settings at every seed; the median of their NashConvs."""
+    params = draw(trial, sweep)
+    key = settings_key(params)
+    values: dict[str, float] = {}
+    began = time.perf_counter()
+    for seed in sweep.spec.seeds:
+        cfg = sweep.trial_config(params, seed, sweep.folder / "runs" / f"{key}-s{seed}")
+        train_once(cfg)
+        values[str(seed)] = run_value(sweep, cfg)
+    value = statistics.median(values.values())
+    trial.set_user_attr("key", key)
+    trial.set_user_attr("seeds", values)
+    trial.set_user_attr("seconds", round(time.perf_counter() - began, 1))
+    print(f"trial {trial.number}: NashConv {value:.4f} ({key}: {params})", flush=True)
+    return value
+
+
+def open_study(sweep: Sweep) -> optuna.Study:
+    """The sweep's study, created or loaded from ``<folder>/study.db``.
+
+    The storage keeps a heartbeat: a trial whose process died (not interrupted: killed)
+    is marked failed a few minutes later, and :func:`run_sweep` draws its settings again.
+    Several processes may run one sweep at once, each a trial at a time.
+    """
+    sweep.folder.mkdir(parents=True, exist_ok=True)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with warnings.catch_warnings():  # the heartbeat is "experimental" since Optuna 2.9
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        storage = optuna.storages.RDBStorage(
+            f"sqlite:///{(sweep.folder / STUDY_FILE).resolve()}",
+            heartbeat_interval=HEARTBEAT_S,
+            grace_period=4 * HEARTBEAT_S,
+        )
+    sampler = optuna.samplers.TPESampler(
+        seed=sweep.spec.sampler_seed, n_startup_trials=sweep.spec.startup_trials
+    )
+    return optuna.create_study(
+        study_name=sweep.spec.name,
+        storage=storage,
+        sampler=sampler,
+        direction="minimize",
+        load_if_exists=True,
+    )
+
+
+def finished(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    """The completed trials, best first."""
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    return sorted(done, key=lambda t: (t.value, t.number))
+
+
+def run_sweep(sweep: Sweep, trials: int | None = None) -> optuna.Study:
+    """Train the trials still missing (``trials``: at most this many now)."""
+    study = open_study(sweep)
+    _redraw_interrupted(study)
+    missing = max(0, sweep.spec.trials - len(finished(study)))
+    if trials is not None:
+        missing = min(missing, trials)
+    print(f"sweep {sweep.spec.name}: {len(finished(study))} trials done, {missing} to train",
+          flush=True)  # fmt: skip
+    if missing:
+        study.optimize(lambda t: objective(sweep, t), n_trials=missing)
+    return study
+
+
+def _redraw_interrupted(study: optuna.Study) -> None:
+    """Queue again the settings of trials that failed or were cut off, so their runs resume
+    (Optuna's own ``skip_if_exists`` would find the failed trial itself and skip)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+    live = (TrialState.COMPLETE, TrialState.WAITING, TrialState.RUNNING)
+    taken = {settings_key(t.params or t.system_attrs.get("fixed_params", {}))
+             for t in study.get_trials(deepcopy=False, states=live)}  # fmt: skip
+    for t in study.get_trials(deepcopy=False, states=(TrialState.FAIL,)):
+        if t.params and settings_key(t.params) not in taken:
+            study.enqueue_trial(t.params)
+            taken.add(settings_key(t.params))
+
+
+def fresh_runs(sweep: Sweep, study: optuna.Study) -> dict[str, Any]:
+    """The best ``top`` settings re-run on ``fresh_seeds``: each run's curve."""
+    out: dict[str, Any] = {}
+    for rank, t in enumerate(finished(study)[: sweep.spec.top], start=1):
+        runs = {}
+        for seed in sweep.spec.fresh_seeds:
+            folder = sweep.folder / "fresh" / f"{t.user_attrs['key']}-s{seed}"
+            cfg = sweep.trial_config(t.params, seed, folder, fresh=True)
+            train_once(cfg)
+            runs[str(seed)] = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
+        out[f"#{rank} trial {t.number}"] = {"params": t.params, "sweep_value": t.value,
+                                            "runs": runs}  # fmt: skip
+    return out
