@@ -41,6 +41,7 @@ TITLES = {
     "nashconv": "Exploitability (NashConv)",
     "training": "Training runs",
     "curves": "NashConv curves of training methods",
+    "sweeps": "Sweeps of the trainer's settings",
     "benchmark": "Benchmarks",
     "league": "League",
 }
@@ -203,6 +204,51 @@ def curves_page(records: list[Record]) -> list[str]:
     return lines
 
 
+def sweeps_page(records: list[Record]) -> list[str]:
+    """``grove-sweep --json`` records: the ten best trials, what mattered, the fresh seeds."""
+    lines = [
+        "Sweeps of the trainer's settings (`grove-sweep`, `configs/sweeps/`): Optuna's TPE",
+        "draws settings, each trial trains on a fixed budget, and its value is the exact",
+        "NashConv of the policy it ends with (the whole game at 2 players, outcome units).",
+        "The best settings are then re-run on seeds the sweep did not use.",
+        "",
+    ]
+    for name, record in records:
+        result = record["result"]
+        lines += [f"## {name}: {result['table']}, {result['budget']:,} steps a trial", ""]
+        names = list(result["importances"]) or sorted(
+            {k for t in result["trials"] for k in t["params"]}
+        )
+        rows = [
+            [rank, t["trial"], t["nash_conv"], t["seconds"]] + [t["params"].get(n) for n in names]
+            for rank, t in enumerate(result["trials"][:10], start=1)
+        ]
+        lines += [
+            f"The ten best of {len(result['trials'])} trials (NashConv of the "
+            f"{result['objective']} iterate, median over seeds {result['seeds']}):",
+            "",
+        ]
+        lines += table(["rank", "trial", "NashConv", "s", *names], rows)
+        if result["importances"]:
+            lines += ["What mattered (fANOVA: the share of the NashConv's variance across",
+                      "trials that each setting explains):", ""]  # fmt: skip
+            lines += table(["setting", "importance"], list(result["importances"].items()))
+        fresh_rows = []
+        for label, found in result["fresh"].items():
+            lasts = [points[-1][2] for points in found["runs"].values() if points]
+            steps = max(points[-1][0] for points in found["runs"].values() if points)
+            fresh_rows.append([label, found["sweep_value"], steps, statistics.median(lasts),
+                               min(lasts), max(lasts), len(lasts)])  # fmt: skip
+        if fresh_rows:
+            lines += ["The best settings on fresh seeds (NashConv of the last iterate):", ""]
+            header = ["setting", "in the sweep", "steps", "median", "lowest", "highest", "seeds"]
+            lines += table(header, fresh_rows)
+        if (DATA / "sweeps" / f"{name}.png").is_file():
+            lines += [f"![NashConv against steps and time, {name}](data/sweeps/{name}.png)", ""]
+        lines += provenance("sweeps", name, record)
+    return lines
+
+
 def benchmark_page(records: list[Record]) -> list[str]:
     """The benchmarks: each record's figures in named columns (:mod:`results_tables`)."""
     lines = []
@@ -218,6 +264,7 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
     "nashconv": nashconv_page,
     "training": training_page,
     "curves": curves_page,
+    "sweeps": sweeps_page,
     "benchmark": benchmark_page,
 }
 

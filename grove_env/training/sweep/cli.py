@@ -9,8 +9,9 @@ Every run of the command trains the trials the study still lacks (``trials`` in 
 sweep file), then writes ``<folder>/sweep.md`` (the ranked table and what mattered),
 ``<folder>/best-<rank>.yaml`` (the best settings as training configs) and, with
 ``--json``, the whole result (:func:`~grove_env.training.sweep.report.sweep_result`).
-``--fresh`` re-runs the ``top`` best settings on ``fresh_seeds`` and adds their curves
-(``<folder>/fresh.png``: NashConv against steps and wall time). Ctrl-C stops it with a
+``--fresh`` re-runs the ``top`` best settings on ``fresh_seeds`` (with ``fresh_set``)
+and adds their curves (``<folder>/fresh.png``, and ``--png``: NashConv against steps
+and wall time, median and range over the seeds). Ctrl-C stops it with a
 checkpoint; the same command goes on from there.
 
 Exit codes: 0 done; 1 a run error; 2 a bad sweep file or command line; 130 interrupted.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from grove_env.agents.cli.command_line import Parser
 from grove_env.training.config import ConfigError, ConfigFileError
@@ -59,6 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--fresh", action="store_true", help="re-run the best settings on the sweep's fresh seeds"
     )
     parser.add_argument("--json", default=None, help="write the whole result here")
+    parser.add_argument("--png", default=None, help="also draw the fresh seeds' curves here")
     args = parser.parse_args(argv)
     if args.trials is not None and args.trials < 0:
         parser.error("--trials is 0 or more")
@@ -82,8 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write_text(sweep.folder / "sweep.md", sweep_table(result))
         for path in best_configs(sweep, study):
             print(f"wrote {path}")
-        if fresh:
-            plot_fresh(fresh, sweep.folder / "fresh.png", f"sweep {sweep.spec.name}: fresh seeds")
+        for png in [sweep.folder / "fresh.png", *([args.png] if args.png else [])]:
+            if fresh:
+                plot_fresh(fresh, Path(png), f"sweep {sweep.spec.name}: fresh seeds")
         if args.json:
             atomic_write_text(args.json, json.dumps(result, indent=1) + "\n")
         print(sweep_table(result), end="")

@@ -123,7 +123,7 @@ def open_study(sweep: Sweep) -> optuna.Study:
     Several processes may run one sweep at once, each a trial at a time.
     """
     sweep.folder.mkdir(parents=True, exist_ok=True)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # a failed trial: our one line
     with warnings.catch_warnings():  # the heartbeat is "experimental" since Optuna 2.9
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         storage = optuna.storages.RDBStorage(
@@ -131,16 +131,16 @@ def open_study(sweep: Sweep) -> optuna.Study:
             heartbeat_interval=HEARTBEAT_S,
             grace_period=4 * HEARTBEAT_S,
         )
-    sampler = optuna.samplers.TPESampler(
-        seed=sweep.spec.sampler_seed, n_startup_trials=sweep.spec.startup_trials
+    study = optuna.create_study(
+        study_name=sweep.spec.name, storage=storage, direction="minimize", load_if_exists=True
     )
-    return optuna.create_study(
-        study_name=sweep.spec.name,
-        storage=storage,
-        sampler=sampler,
-        direction="minimize",
-        load_if_exists=True,
+    # Seeded by the trials already there: a new study draws the same settings from the
+    # same file, and a second process joining it does not draw the first one's again.
+    seed = sweep.spec.sampler_seed + len(study.get_trials(deepcopy=False))
+    study.sampler = optuna.samplers.TPESampler(
+        seed=seed, n_startup_trials=sweep.spec.startup_trials
     )
+    return study
 
 
 def finished(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
