@@ -153,6 +153,11 @@ def test_a_tiny_sweep_runs_resumes_and_writes_its_table(tmp_path: Path) -> None:
     best = yaml.safe_load((out / "best-1.yaml").read_text())
     assert best["name"] == "tiny-best1" and "run_dir" not in best
     assert "| 1 |" in (out / "sweep.md").read_text()
+    # Another budget would not compare with the trials done: refused in one line.
+    changed = write_sweep(tmp_path, set={"seed": 0, "total_timesteps": 1024})
+    with pytest.raises(ConfigError, match="changed since the study"):
+        open_study(load_sweep(changed))
+    path = write_sweep(tmp_path)
     # A trial cut off is drawn again with the same settings (its runs then resume).
     study = open_study(load_sweep(path))
     done = finished(study)[0]

@@ -27,7 +27,7 @@ import optuna
 from optuna.trial import TrialState
 
 from grove_env.training import front
-from grove_env.training.config import TrainConfig
+from grove_env.training.config import ConfigError, TrainConfig
 from grove_env.training.measure.exploit import GAME, ROUND, exploit_columns
 from grove_env.training.run.directory import MetricsLog
 from grove_env.training.sweep.spec import Primitive, Sweep
@@ -40,7 +40,7 @@ class TrialInterrupted(KeyboardInterrupt):
     """A trial's training was interrupted (its checkpoint is saved)."""
 
 
-def settings_key(params: dict[str, Primitive]) -> str:
+def settings_key(params: dict[str, Any]) -> str:
     """A short name for a trial's settings: the same settings, the same run directories."""
     text = json.dumps(params, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:10]
@@ -134,6 +134,7 @@ def open_study(sweep: Sweep) -> optuna.Study:
     study = optuna.create_study(
         study_name=sweep.spec.name, storage=storage, direction="minimize", load_if_exists=True
     )
+    _same_trials(sweep, study)
     # Seeded by the trials already there: a new study draws the same settings from the
     # same file, and a second process joining it does not draw the first one's again.
     seed = sweep.spec.sampler_seed + len(study.get_trials(deepcopy=False))
@@ -141,6 +142,20 @@ def open_study(sweep: Sweep) -> optuna.Study:
         seed=seed, n_startup_trials=sweep.spec.startup_trials
     )
     return study
+
+
+def _same_trials(sweep: Sweep, study: optuna.Study) -> None:
+    """Refuse to go on with a study whose trials trained another base or budget: their
+    values would not compare (the space may grow; the trials' runs stay as they were)."""
+    fixed = settings_key({"base": sweep.base, "set": sweep.spec.set, "seeds": sweep.spec.seeds})
+    found = study.user_attrs.get("fixed")
+    if found is None:
+        study.set_user_attr("fixed", fixed)
+    elif found != fixed:
+        raise ConfigError(
+            f"sweep {str(sweep.path)!r}: its base config, set: or seeds changed since the study "
+            f"in {str(sweep.folder)!r} began; give the sweep a new name or folder"
+        )
 
 
 def finished(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
