@@ -37,6 +37,11 @@ class RunLock:
             return None
         return int(text) if text.isascii() and text.isdigit() else None
 
+    def busy(self) -> bool:
+        """Whether another live process holds the lock now."""
+        holder = self.holder()
+        return holder is not None and holder != os.getpid() and _alive(holder)
+
     def acquire(self) -> None:
         pid = os.getpid()
         try:

@@ -30,10 +30,12 @@ from grove_env.training import front
 from grove_env.training.config import ConfigError, TrainConfig
 from grove_env.training.measure.exploit import GAME, ROUND, exploit_columns
 from grove_env.training.run.directory import MetricsLog
+from grove_env.training.run.lock import RunLock
 from grove_env.training.sweep.spec import Primitive, Sweep
 
 STUDY_FILE = "study.db"
 HEARTBEAT_S = 60
+FRESH_WAIT_S = 20
 
 
 class TrialInterrupted(KeyboardInterrupt):
@@ -194,15 +196,34 @@ def _redraw_interrupted(study: optuna.Study) -> None:
 
 
 def fresh_runs(sweep: Sweep, study: optuna.Study) -> dict[str, Any]:
-    """The best ``top`` settings re-run on ``fresh_seeds``: each run's curve."""
-    out: dict[str, Any] = {}
-    for rank, t in enumerate(finished(study)[: sweep.spec.top], start=1):
-        runs = {}
-        for seed in sweep.spec.fresh_seeds:
-            folder = sweep.folder / "fresh" / f"{t.user_attrs['key']}-s{seed}"
-            cfg = sweep.trial_config(t.params, seed, folder, fresh=True)
-            train_once(cfg)
-            runs[str(seed)] = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
-        out[f"#{rank} trial {t.number}"] = {"params": t.params, "sweep_value": t.value,
-                                            "runs": runs}  # fmt: skip
-    return out
+    """The best ``top`` settings re-run on ``fresh_seeds``: each run's curve.
+
+    A run another process is training (a second ``--fresh`` beside this one) is left to
+    it and read once it has finished, so two processes share the re-runs.
+    """
+    best = finished(study)[: sweep.spec.top]
+    todo = {
+        (rank, seed): sweep.trial_config(
+            t.params, seed, sweep.folder / "fresh" / f"{t.user_attrs['key']}-s{seed}", fresh=True
+        )
+        for rank, t in enumerate(best, start=1)
+        for seed in sweep.spec.fresh_seeds
+    }
+    curves: dict[tuple[int, int], list[tuple[int, float, float]]] = {}
+    while todo:
+        free = {k: cfg for k, cfg in todo.items() if not RunLock(Path(cfg.run_dir or "")).busy()}
+        if not free:
+            time.sleep(FRESH_WAIT_S)
+            continue
+        key, cfg = next(iter(free.items()))
+        train_once(cfg)
+        curves[key] = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
+        del todo[key]
+    return {
+        f"#{rank} trial {t.number}": {
+            "params": t.params,
+            "sweep_value": t.value,
+            "runs": {str(seed): curves[rank, seed] for seed in sweep.spec.fresh_seeds},
+        }
+        for rank, t in enumerate(best, start=1)
+    }
