@@ -2,7 +2,7 @@
 
     python benchmarks/train_throughput.py [--config configs/default.yaml] [--rollouts 2]
         [--repeats 3] [--num-envs N --n-steps T] [--sb3-threads 1] [--batched-threads 2]
-        [--device cpu|cuda] [--backends sb3 batched] [--json PATH]
+        [--device cpu|cuda] [--backends sb3 batched] [--overlap] [--json PATH]
 
 Both backends train the config's network (``net_arch``, ``activation``, ``features``)
 with its ``batch_size`` and ``n_epochs`` and the same learner steps per rollout (the
@@ -33,6 +33,10 @@ a few hundred rows, where more threads only add overhead; the batched backend's 
 the whole batch. ``--json PATH`` writes ``{"sb3": {"self_play": ..., "default_mix":
 ...}, "batched": {...}, "ratio": {...}, "device": ...}``, each entry ``{"collect":
 steps/s, "iteration": steps/s}``.
+
+``--overlap`` has the batched backend collect the next rollout in a second process while
+it updates (``overlap: true``, :mod:`grove_env.training.batched.remote`); its CPU seconds
+count the collector process's too.
 
 ``--device cuda`` puts both learners on the GPU (the games stay on the CPU, as in a run
 with ``device: cuda``); ``--backends batched`` measures one backend alone (no ratio).
@@ -74,16 +78,19 @@ def setting(
     return cfg.model_copy(update=update)
 
 
-def timed(run: Callable[[], None], repeats: int) -> tuple[float, float]:
-    """Median wall seconds of ``run`` and the process's CPU seconds per wall second."""
+def timed(
+    run: Callable[[], None], repeats: int, more_cpu: Callable[[], float] = lambda: 0.0
+) -> tuple[float, float]:
+    """Median wall seconds of ``run`` and CPU seconds per wall second: the process's and
+    ``more_cpu``'s (a counter of another process's CPU seconds, the collector's)."""
     walls, cpu, wall = [], 0.0, 0.0
     for _ in range(repeats):
-        t0, c0 = time.perf_counter(), sum(os.times()[:2])
+        t0, c0 = time.perf_counter(), sum(os.times()[:2]) + more_cpu()
         run()
         if torch.cuda.is_initialized():
             torch.cuda.synchronize()  # the GPU's queued work belongs to this timing
         walls.append(time.perf_counter() - t0)
-        cpu += sum(os.times()[:2]) - c0
+        cpu += sum(os.times()[:2]) + more_cpu() - c0
         wall += walls[-1]
     return statistics.median(walls), cpu / wall
 
@@ -125,12 +132,16 @@ def batched_rates(cfg: TrainConfig, rollouts: int, repeats: int) -> dict[str, fl
             for _ in range(rollouts):
                 trainer.iterate()
 
+        def collector_cpu() -> float:
+            return 0.0 if trainer.remote is None else trainer.remote.cpu_seconds
+
         size = cfg.rollout_size * rollouts
         collect()  # warm-up
-        collect_s, collect_cpu = timed(collect, repeats)
+        collect_s, collect_cpu = timed(collect, repeats, collector_cpu)
         trainer.iterate()  # warm-up
-        whole_s, whole_cpu = timed(iterate, repeats)
+        whole_s, whole_cpu = timed(iterate, repeats, collector_cpu)
         trainer.writer.close()
+        trainer.close()
     return {
         "collect": size / collect_s,
         "iteration": size / whole_s,
@@ -180,6 +191,12 @@ def main(argv: list[str] | None = None) -> None:
         help="the batched backend's learn_from (live_seats: every live seat's decisions; "
         "default: the config's)",
     )
+    p.add_argument(
+        "--overlap",
+        action="store_true",
+        help="the batched backend collects the next rollout in a second process during "
+        "the update (overlap: true)",
+    )
     p.add_argument("--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS))
     p.add_argument("--backends", nargs="+", choices=("sb3", "batched"), default=["sb3", "batched"])
     p.add_argument(
@@ -198,7 +215,11 @@ def main(argv: list[str] | None = None) -> None:
     except DeviceError as e:
         p.error(str(e))
     out: dict[str, dict] = {"sb3": {}, "batched": {}, "ratio": {}}
-    out["batched_settings"] = {"learn_from": learn_from, "shared_trunk": args.shared_trunk}
+    out["batched_settings"] = {
+        "learn_from": learn_from,
+        "shared_trunk": args.shared_trunk,
+        "overlap": args.overlap,
+    }
     out["device"] = args.device
     threads = {"sb3": args.sb3_threads, "batched": args.batched_threads}
     games = args.batched_num_envs or shape[0]
@@ -210,7 +231,11 @@ def main(argv: list[str] | None = None) -> None:
             cfg = setting(base, name, backend, threads[backend], shapes[backend])
             if backend == "batched":
                 cfg = cfg.model_copy(
-                    update={"shared_trunk": args.shared_trunk, "learn_from": learn_from}
+                    update={
+                        "shared_trunk": args.shared_trunk,
+                        "learn_from": learn_from,
+                        "overlap": args.overlap,
+                    }
                 )
             rates = in_fresh_process(backend, cfg, args.rollouts, args.repeats)
             out[backend][name] = rates
@@ -238,7 +263,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{base.features}; median of {args.repeats} timings of {args.rollouts} rollouts; "
         "each backend in a fresh process; "
         f"the batched backend learns from: {learn_from}"
-        f"{', shared trunk' if args.shared_trunk else ''}; "
+        f"{', shared trunk' if args.shared_trunk else ''}"
+        f"{', overlap (staleness 1 rollout)' if args.overlap else ''}; "
         f"load average {os.getloadavg()[0]:.2f})"
     )
     if args.json:

@@ -219,7 +219,11 @@ def test_the_throughput_benchmark_writes_both_backends(tmp_path: Path) -> None:
     assert ratio["collect"] == pytest.approx(
         rates["batched"]["self_play"]["collect"] / rates["sb3"]["self_play"]["collect"]
     )
-    assert rates["batched_settings"] == {"learn_from": "live_seats", "shared_trunk": False}
+    assert rates["batched_settings"] == {
+        "learn_from": "live_seats",
+        "shared_trunk": False,
+        "overlap": False,
+    }
     assert "learns from: live_seats" in proc.stdout
     assert "(128 x 8, 1 torch threads" in proc.stdout and "(64 x 16, 1 torch threads" in proc.stdout
 
@@ -228,11 +232,15 @@ def test_the_throughput_benchmark_measures_one_backend_and_names_a_missing_gpu(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "rates.json"
-    proc = benchmark("--backends", "batched", "--batched-threads", "1", "--json", str(out))
+    proc = benchmark(
+        "--backends", "batched", "--batched-threads", "1", "--overlap", "--json", str(out)
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rates = json.loads(out.read_text())
     assert rates["sb3"] == {} and rates["ratio"] == {} and rates["device"] == "cpu"
     assert rates["batched"]["self_play"]["iteration"] > 0
+    assert rates["batched_settings"]["overlap"] is True
+    assert "overlap (staleness 1 rollout)" in proc.stdout
     assert " sb3 " not in proc.stdout and "ratio" not in proc.stdout
     if not torch.cuda.is_available():
         proc = benchmark("--device", "cuda")

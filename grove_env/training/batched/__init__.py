@@ -9,6 +9,8 @@
                          from, one trajectory per seat (in self-play, a learner step per
                          engine step)
 :mod:`.update`           epochs of shuffled minibatches of the loss
+:mod:`.remote`           ``overlap: true``: the next rollout collected in a second
+                         process, into shared memory, while the learner updates
 :mod:`.trainer`          :class:`~.trainer.BatchedTrainer`: the run (schedule,
                          checkpoints, resume, imitation, TensorBoard)
 =======================  ============================================================

@@ -168,7 +168,7 @@ class Collector:
             if not keep_going(self.num_games):
                 return None
         rows, _ = self._rows()
-        rollout.last_values = self.model.value(rows)
+        rollout.last_values.copy_(self.model.value(rows))  # in place: it may be shared
         self.gather_results(stats)
         return stats
 

@@ -46,6 +46,7 @@ from grove_env.training.selfplay.teacher import fit_teacher, report_imitation, t
 
 from .lanes import LaneCollector, LaneRollout
 from .loss import LossWeights, masked_log_probs, scheduled
+from .remote import RemoteCollector, owned
 from .rollout import Collector, Rollout, RolloutStats
 from .update import UpdateSettings, ppo_update
 
@@ -83,26 +84,31 @@ class BatchedTrainer(RunSchedule):
         self.actor: Actor = self.model.actor
         self.opponents = build_opponents(cfg, cfg.seed + 1)
         self.opponents.live = self.actor
-        learners = "live" if cfg.learn_from == "live_seats" else "learner"
-        self.games = table_games(cfg, self.opponents, cfg.seed, learners)
-        collector = LaneCollector if cfg.learn_from == "live_seats" else Collector
-        self.collector = collector(
-            self.games,
-            self.model,
-            cfg.gamma,
-            cfg.features == "advice",
-            self.device,
-            self.generator,
-        )
-        state = self._start(ckpt)
-        rollout = LaneRollout if cfg.learn_from == "live_seats" else Rollout
-        self.rollout: Rollout | LaneRollout = rollout.empty(
+        lanes = cfg.learn_from == "live_seats"
+        self.rollout: Rollout | LaneRollout = (LaneRollout if lanes else Rollout).empty(
             cfg.n_steps,
             cfg.num_envs,
             self.card.input_size,
-            self.device,
+            torch.device("cpu") if cfg.overlap else self.device,
             magnet=cfg.magnet == "snapshot",
         )
+        self.collector: Collector | None = None
+        self.remote: RemoteCollector | None = None
+        self.pending: RolloutStats | None = None
+        """``overlap``: the results of the rollout in :attr:`rollout` not learnt from yet."""
+        if cfg.overlap:
+            self.remote = RemoteCollector(cfg, self.model, self.rollout)
+        else:
+            self.games = table_games(cfg, self.opponents, cfg.seed, "live" if lanes else "learner")
+            self.collector = (LaneCollector if lanes else Collector)(
+                self.games,
+                self.model,
+                cfg.gamma,
+                cfg.features == "advice",
+                self.device,
+                self.generator,
+            )
+        state = self._start(ckpt)
         self.settings = UpdateSettings(
             cfg.n_epochs,
             cfg.batch_size,
@@ -151,14 +157,24 @@ class BatchedTrainer(RunSchedule):
         if ckpt is None:
             if cfg.imitate is not None:
                 self.learn_teacher(cfg.imitate)
-            self.collector.restart(cfg.seed)
+            self.restart(cfg.seed)
         else:
             state = self._load(ckpt)
-            self.collector.restart(cfg.seed + 7919 * (1 + self._step))
+            self.restart(cfg.seed + 7919 * (1 + self._step))
         if cfg.magnet == "snapshot" and self.magnet is None:
             self.magnet = self.actor.frozen_copy()
-        self.collector.magnet = self.magnet
+        if self.collector is not None:
+            self.collector.magnet = self.magnet
         return state
+
+    def restart(self, seed: int) -> None:
+        """Start every game afresh from ``seed`` (table ``i`` from ``seed + 7919 i``)."""
+        if self.remote is not None:
+            self.remote.restart(seed)
+            self.pending = None
+        else:
+            assert self.collector is not None
+            self.collector.restart(seed)
 
     @property
     def step(self) -> int:
@@ -174,11 +190,17 @@ class BatchedTrainer(RunSchedule):
                 return  # interrupted: the rollout is dropped
 
     def iterate(self) -> bool:
-        """One rollout and the update on it, logged; False if interrupted meanwhile."""
+        """One rollout and the update on it, logged; False if interrupted meanwhile.
+
+        With ``overlap`` (:mod:`.remote`) the rollout learnt from is the one collected
+        during the update before, and the next one is collected during this update (if
+        interrupted meanwhile, that one is dropped at the next call).
+        """
         cfg = self.cfg
         self._refresh_magnet()
         began = time.perf_counter()
-        stats = self.collect(self.after_step)
+        stats = self.pending if self.pending is not None else self.collect(self.after_step)
+        self.pending = None
         if stats is None:
             return False
         collected = time.perf_counter()
@@ -187,9 +209,16 @@ class BatchedTrainer(RunSchedule):
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         samples = self.rollout.samples(cfg.gamma, cfg.gae_lambda)
+        if self.remote is not None:
+            samples = owned(samples, self.device)
+            self.remote.begin(self.model, self.magnet, self.opponents.pool_state())
         terms = ppo_update(
             self.model, self.optimizer, samples, weights, self.settings, self.generator
         )
+        if self.remote is not None:
+            self.pending = self.remote.finish(lambda: self.interrupted)
+            self.after_step(cfg.rollout_size)
+            collected = began + self.remote.seconds
         done = time.perf_counter()
         scalars = {f"train/{k}": v for k, v in terms.items()}
         scalars.update(stats.scalars())
@@ -204,10 +233,21 @@ class BatchedTrainer(RunSchedule):
 
     def collect(self, keep_going: Callable[[int], bool]) -> RolloutStats | None:
         """One rollout into :attr:`rollout` (``None``: ``keep_going`` said stop)."""
+        if self.remote is not None:
+            self.remote.begin(self.model, self.magnet, self.opponents.pool_state())
+            self.pending = self.remote.finish(lambda: not keep_going(0))
+            return self.pending
+        assert self.collector is not None
         if isinstance(self.rollout, LaneRollout):
             assert isinstance(self.collector, LaneCollector)
             return self.collector.collect(self.rollout, keep_going)
         return self.collector.collect(self.rollout, keep_going)
+
+    def close(self) -> None:
+        """End the collector process (``overlap``)."""
+        if self.remote is not None:
+            self.remote.close()
+            self.remote = None
 
     def weights(self, progress: float) -> tuple[LossWeights, float]:
         """The loss's coefficients and the step size at ``progress`` (0 to 1)."""

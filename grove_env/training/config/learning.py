@@ -122,6 +122,12 @@ class EquilibriumFields(BaseModel):
     (:mod:`grove_env.training.batched.lanes`). A learner step is still one learnt
     decision, so a self-play run of the same ``total_timesteps`` plays a quarter of the
     games at four players, and takes less time."""
+    overlap: bool = False
+    """Collect the next rollout in a process of its own while the learner updates on the
+    last one (``backend: batched``, :mod:`grove_env.training.batched.remote`): each update
+    then learns from a rollout that the weights one update older played (a staleness of
+    one rollout, recorded in ``run.json``), and a run is reproducible at a seed but not
+    the same as one without it. Pays where a second core is free for the games."""
 
     learning_rate_end: Float = Field(0.0, ge=0.0)
     """Where ``lr_schedule: linear`` ends at ``total_timesteps``."""

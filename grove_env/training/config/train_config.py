@@ -75,6 +75,7 @@ BATCHED_ONLY = (
     "magnet_coef_end",
     "shared_trunk",
     "learn_from",
+    "overlap",
 )
 """Settings of the batched backend (:class:`EquilibriumFields`: its loss, its network and
 whose decisions it learns from) that SB3 and RLlib cannot honour: a config that changes
@@ -93,6 +94,7 @@ RESUMABLE_FIELDS = (
     "progress",
     "torch_threads",
     "device",
+    "overlap",
 )
 """Keys ``--set`` may change when resuming; the others shaped the checkpoint."""
 

@@ -13,7 +13,8 @@
         best_policy.json/.pt the policy with the best score (best_by), safe format
         best.zip, best.json  the same as an SB3 zip (sb3 backend), and its score
         final_eval.txt/json  the final tournament tables
-        run.json             name, seed, command, device used, resumes
+        run.json             name, seed, command, device used, the update's staleness
+                             (rollouts; 1 with overlap), resumes
         train.lock           the pid of the process writing the run (while it runs)
 
 No torch here: this module is safe to import for tools that only read runs.
@@ -216,6 +217,8 @@ def record_run(
     info = {"name": run_dir.name, "started": now, "command": " ".join(sys.argv), **info}
     info["seed"] = cfg.seed
     info["device"] = device
+    # overlap: each update learns from a rollout that the weights one update older played
+    info["staleness_rollouts"] = 1 if cfg.overlap else 0
     if resumed_from is not None:
         entry = {"at": now, "from": resumed_from or None, "device": device}
         info["resumes"] = [*info.get("resumes", []), entry]
