@@ -3,7 +3,7 @@
 # machine runs in about a quarter of an hour; then the pages are rewritten from them.
 # Run from the repository root with the project's environment first on PATH
 # (PATH=.venv/bin:$PATH). Each line may be run alone; a record is replaced, never merged.
-# Set ONLY=<kind> (gauntlet, nashconv, training, benchmark) to record one kind.
+# Set ONLY=<kind> (gauntlet, nashconv, training, benchmark, sweeps) to record one kind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=docs/results/data
@@ -49,5 +49,12 @@ rec benchmark train-throughput-live-seats python benchmarks/train_throughput.py 
     --rollouts 2 --learn-from live_seats --json {json}
 rec benchmark web-load python benchmarks/web_load.py --clients 10 --seconds 20 --json {json}
 rec benchmark exploitability-2p python benchmarks/exploitability.py --players 2 --json {json}
+
+# The sweep trains for hours the first time (ONLY=sweeps only); once its study and runs are
+# in runs/sweeps/, the same command reads them in seconds (--trials 0: no new trial).
+if [[ "${ONLY:-}" == sweeps ]]; then
+    rec sweeps revised-2p grove-sweep configs/sweeps/revised_2p.yaml --trials 0 --fresh \
+        --json {json} --png "$DATA/sweeps/revised-2p.png"
+fi
 
 python scripts/results_pages.py
