@@ -35,6 +35,19 @@ def test_every_committed_page_and_the_readme_table_is_current() -> None:
     assert not stale, f"run python scripts/results_pages.py: {stale}"
 
 
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="no git")
+def test_every_figure_a_page_shows_is_kept_by_git() -> None:
+    # a page links a figure only where it lies beside the records; one that git ignores
+    # is missing from a clone, and the page written there differs from the committed one
+    shown = {m for page in (ROOT / "docs" / "results").glob("*.md")
+             for m in re.findall(r"\]\((data/[^)]+\.png)\)", page.read_text())}  # fmt: skip
+    assert shown, "no page shows a figure: the pattern no longer matches the pages"
+    paths = [f"docs/results/{m}" for m in sorted(shown)]
+    ignored = subprocess.run(["git", "check-ignore", *paths], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()  # fmt: skip
+    assert not ignored, f"figures the pages show but git ignores: {ignored}"
+
+
 def test_a_changed_figure_changes_the_page(tmp_path: Path) -> None:
     source = sorted((DATA / "gauntlet").glob("*.json"))[0]
     record = json.loads(source.read_text())
