@@ -24,7 +24,6 @@ comparison goes on where it stopped.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 import subprocess
@@ -33,21 +32,9 @@ import time
 from pathlib import Path
 
 from grove_env.agents.learned.policy_files import ModelFileError, parse_zoo_table
-from grove_env.training.measure.exploit import GAME, ROUND
+from grove_env.training.measure.exploit import GAME, ROUND, nashconv_curve
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def curve(run_dir: Path, players: int) -> tuple[list[int], list[float]]:
-    """The run's measured NashConv against steps (the whole game's at 2 players)."""
-    column = GAME if players == 2 else ROUND
-    steps, values = [], []
-    with open(run_dir / "metrics.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            if row.get(column):
-                steps.append(int(row["step"]))
-                values.append(float(row[column]))
-    return steps, values
 
 
 def train(config: Path, table: str, seed: int, args: argparse.Namespace, run_dir: Path) -> float:
@@ -138,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
             for seed in args.seeds:
                 run_dir = work / table / method / f"seed{seed}"
                 found["seconds"][seed] = train(config, table, seed, args, run_dir)
-                steps, values = curve(run_dir, players)
+                points = nashconv_curve(run_dir, GAME if players == 2 else ROUND)
+                steps, values = [p[0] for p in points], [p[2] for p in points]
                 found["steps"] = max(found["steps"], steps, key=len)
                 found["seeds"][seed] = values
                 print(

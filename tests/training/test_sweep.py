@@ -11,13 +11,12 @@ import pytest
 import yaml
 
 from grove_env.training.config import ConfigError
-from grove_env.training.measure.exploit import GAME
+from grove_env.training.measure.exploit import GAME, nashconv_column
 from grove_env.training.sweep import cli
 from grove_env.training.sweep.spec import load_sweep
 from grove_env.training.sweep.study import (
     draw,
     finished,
-    nashconv_column,
     open_study,
     settings_key,
 )

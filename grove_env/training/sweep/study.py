@@ -28,8 +28,7 @@ from optuna.trial import TrialState
 
 from grove_env.training import front
 from grove_env.training.config import ConfigError, TrainConfig
-from grove_env.training.measure.exploit import GAME, ROUND, exploit_columns
-from grove_env.training.run.directory import MetricsLog
+from grove_env.training.measure.exploit import nashconv_column, nashconv_curve
 from grove_env.training.run.lock import RunLock
 from grove_env.training.sweep.spec import Primitive, Sweep
 
@@ -48,20 +47,6 @@ def settings_key(params: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def nashconv_column(cfg: TrainConfig) -> str:
-    """The ``metrics.csv`` column a run's objective reads: the whole game's where measured."""
-    columns = exploit_columns(cfg)
-    if not columns:
-        raise ValueError("a sweep's runs measure their NashConv: set exploit_every")
-    return GAME if GAME in columns else ROUND
-
-
-def curve(run_dir: Path, column: str) -> list[tuple[int, float, float]]:
-    """``(step, wall seconds, NashConv)`` of every measurement of a finished run."""
-    rows = MetricsLog.read(run_dir / "metrics.csv")
-    return [(int(r["step"]), float(r["wall_time_s"]), float(r[column])) for r in rows if r[column]]
-
-
 def train_once(cfg: TrainConfig) -> None:
     """Run ``cfg`` to its end (resumed where its directory already holds a run)."""
     run_dir = Path(cfg.run_dir or "")
@@ -75,7 +60,7 @@ def train_once(cfg: TrainConfig) -> None:
 
 def run_value(sweep: Sweep, cfg: TrainConfig) -> float:
     """The objective of one finished run (module doc)."""
-    points = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
+    points = nashconv_curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
     if not points:
         raise RuntimeError(f"the run in {cfg.run_dir} measured no NashConv")
     values = [v for _, _, v in points]
@@ -217,7 +202,7 @@ def fresh_runs(sweep: Sweep, study: optuna.Study) -> dict[str, Any]:
             continue
         key, cfg = next(iter(free.items()))
         train_once(cfg)
-        curves[key] = curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
+        curves[key] = nashconv_curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
         del todo[key]
     return {
         f"#{rank} trial {t.number}": {
