@@ -13,7 +13,8 @@ the average strategy in the ``cfr`` agent's format, by default as
 ``solve --whole-game --rules R --players 2|3 [--seconds S] [--target T] [--out PATH]``
 solves the whole game round by round (:mod:`~grove_env.analysis.game_solver`; each
 stage CFR+ to NashConv ``T`` outcome, default 3e-4, at most ``S`` seconds, default
-600) and saves it, by default as ``cfr_<rules>_<n>p_game.npz`` (``cfr:PATH`` plays it).
+600) and saves it, by default as ``cfr_<rules>_<n>p_game.npz`` (``cfr:PATH`` plays it;
+``--small`` stores its probabilities out of 255, not 65535: half the file).
 ``--max-rounds M`` (default 100, the env's) sets the round limit of either whole game.
 The strategies that ship are the files of ``grove_env/data/``. Both commands print wall
 time and peak memory.
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from grove_env.agents.arena.gauntlet import RULE_BASED
+from grove_env.agents.base import table_refusal
 from grove_env.agents.cli.command_line import (
     CommandError,
     Parser,
@@ -46,11 +48,12 @@ from grove_env.agents.cli.command_line import (
     run_command,
     usage_error,
 )
+from grove_env.agents.learned.cfr_agent import PROB_SCALE, PROB_SCALE_SMALL
 from grove_env.rules import RULE_SETS, get_rules
 
 from .cfr import save_strategy, solve
 from .game_solver import save_game_strategy, solve_game
-from .measure import nash_conv
+from .measure import WHOLE_GAME_PLAYERS, nash_conv
 from .play import play_against
 from .round_tree import build_round_tree
 
@@ -138,6 +141,11 @@ def parser() -> argparse.ArgumentParser:
         "--seconds", type=number(0.0, inclusive=False), default=None, help=SECONDS_HELP
     )
     sol.add_argument("--target", type=number(0.0, inclusive=True), default=None, help=TARGET_HELP)
+    sol.add_argument(
+        "--small",
+        action="store_true",
+        help="--whole-game: store probabilities in uint8 (x255), half the file",
+    )
     sol.add_argument("--out", default=None, help="default: cfr_<rules>_<n>p[_game].npz here")
     return p
 
@@ -152,16 +160,29 @@ def check_table(args: argparse.Namespace) -> None:
     if args.max_rounds is not None and not args.whole_game:
         raise usage_error("--max-rounds is for --whole-game (one round has no round limit)")
     args.max_rounds = args.max_rounds or 100
-    if args.command == "solve" and args.whole_game and args.players > 3:
+    if args.command == "solve" and args.small and not args.whole_game:
+        raise usage_error("--small is for --whole-game (a round file stores float32)")
+    if args.whole_game and args.players > WHOLE_GAME_PLAYERS:
         raise usage_error(
-            f"solve --whole-game solves two- and three-player tables, got --players {args.players}"
+            f"--whole-game is exact at 2 to {WHOLE_GAME_PLAYERS} players, got --players "
+            f"{args.players} (python -m grove_env.training.bestresponse gives a lower bound)"
         )
+
+
+def seated(spec: str, rules: str, players: int) -> Any:
+    """The agent ``spec`` names, refused in one line where it cannot play the table (a
+    ``cfr`` without a solution for it, a damaged strategy file, a zoo policy of another)."""
+    agent = build_agent(spec, seed=0)
+    refusal = table_refusal(spec, rules, players)
+    if refusal is not None:
+        raise CommandError(refusal)
+    return agent
 
 
 def nashconv(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     refuse_human([args.agent], "the analysis asks every information state at once")
-    agent = build_agent(args.agent, seed=0)
+    agent = seated(args.agent, args.rules, args.players)
     result = nash_conv(agent, args.rules, args.players, args.whole_game, args.max_rounds)
     unit = "outcome" if args.whole_game else "markers"
     return {
@@ -181,9 +202,9 @@ def nashconv(args: argparse.Namespace) -> dict:
 def play(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     refuse_human([args.agent, *args.against], "the analysis asks every information state at once")
-    agent = build_agent(args.agent, seed=0)
+    agent = seated(args.agent, args.rules, args.players)
     for spec in args.against:
-        build_agent(spec, seed=0)  # a bad spec is one line before the tree is built
+        seated(spec, args.rules, args.players)  # a bad spec is one line before the tree is built
     cells = play_against(agent, args.rules, args.players, args.against)
     return {
         "rules": args.rules,
@@ -265,6 +286,7 @@ def solve_whole(args: argparse.Namespace, target: str) -> tuple[Path, str]:
         seconds=args.seconds or 600.0,
         max_rounds=args.max_rounds,
         progress=lambda line: print(line, file=sys.stderr, flush=True),
+        scale=PROB_SCALE_SMALL if args.small else PROB_SCALE,
     )
     assert solution.exploitability is not None
     note = (
@@ -274,6 +296,7 @@ def solve_whole(args: argparse.Namespace, target: str) -> tuple[Path, str]:
         f"CFR+ {solution.iterations} iterations to a "
         f"stage NashConv of {stage_target:g} (worst {solution.worst_stage:.2e}) in "
         f"{solution.seconds:.0f} s; NashConv {solution.exploitability.nash_conv:.2e} outcome"
+        + (" (probabilities stored x255)" if args.small else "")
     )
     return saved(lambda: save_game_strategy(target, solution, note), target), note
 

@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grove_env.agents.learned.cfr_agent import PROB_SCALE, strategy_key
+from grove_env.agents.learned.cfr_agent import PROB_SCALE, prob_scale, strategy_key
 
 from .best_response import exploitability_of
 from .cfr import solve
@@ -76,7 +76,8 @@ class GameSolution:
     rows: list[list[np.ndarray]]
     """Per first player, per depth: each information set's row of ``keys``."""
     strategies: list[np.ndarray] = field(default_factory=list)
-    """Distinct stage strategies, ``uint16[len(keys), 3]`` out of :data:`PROB_SCALE`."""
+    """Distinct stage strategies, ``uint16[len(keys), 3]`` out of :data:`PROB_SCALE` (or
+    ``uint8`` out of 255, ``scale``)."""
     stage: dict[tuple[Counts, int], int] = field(default_factory=dict)
     """``(counts, round) -> index into strategies``."""
     iterations: int = 0
@@ -88,18 +89,21 @@ class GameSolution:
     """The largest NashConv of a stage under its saved strategy (``outcome``)."""
     exploitability: WholeGameExploitability | None = None
     seconds: float = 0.0
+    scale: int = PROB_SCALE
+    """What the stored probabilities are out of: 65535 (``uint16``) or 255 (``uint8``)."""
 
     def store(self, probs: list[np.ndarray], first_player: int) -> int:
         """Round and keep branch probabilities per depth of a first player's tree; the index."""
-        strategy = np.full((len(self.keys), 3), UNIFORM, np.uint16)
-        for rows, p in zip(self.rows[first_player], rounded(probs)):
+        uniform = rounded([np.full((1, 3), 1 / 3)], self.scale)[0][0]  # sets never met
+        strategy = np.full((len(self.keys), 3), uniform, uniform.dtype)
+        for rows, p in zip(self.rows[first_player], rounded(probs, self.scale)):
             strategy[rows] = p
         self.strategies.append(strategy)
         return len(self.strategies) - 1
 
     def branches(self, index: int, first_player: int) -> list[np.ndarray]:
         """A stored strategy as branch probabilities per depth of a first player's tree."""
-        probs = self.strategies[index].astype(np.float64) / PROB_SCALE
+        probs = self.strategies[index].astype(np.float64) / self.scale
         return [probs[rows] for rows in self.rows[first_player]]
 
 
@@ -120,21 +124,20 @@ def snapped(probs: list[np.ndarray], below: float = SNAP_BELOW) -> list[np.ndarr
     return out
 
 
-def rounded(probs: list[np.ndarray]) -> list[np.ndarray]:
-    """Branch probabilities as ``uint16`` out of :data:`PROB_SCALE`, each row summing to it
-    (largest remainders)."""
+def rounded(probs: list[np.ndarray], scale: int = PROB_SCALE) -> list[np.ndarray]:
+    """Branch probabilities as integers out of ``scale`` (65535: ``uint16``, 255:
+    ``uint8``), each row summing to it (largest remainders)."""
+    dtype = np.uint16 if scale == PROB_SCALE else np.uint8
+    if prob_scale(np.dtype(dtype)) != scale:
+        raise ValueError(f"probabilities are stored out of 65535 or 255, not {scale}")
     out = []
     for p in probs:
-        scaled = p / p.sum(axis=1, keepdims=True) * PROB_SCALE
+        scaled = p / p.sum(axis=1, keepdims=True) * scale
         base = np.floor(scaled)
-        short = PROB_SCALE - base.sum(axis=1, keepdims=True)
+        short = scale - base.sum(axis=1, keepdims=True)
         rank = np.argsort(np.argsort(base - scaled, axis=1), axis=1)
-        out.append((base + (rank < short)).astype(np.uint16))
+        out.append((base + (rank < short)).astype(dtype))
     return out
-
-
-UNIFORM = rounded([np.full((1, 3), 1 / 3)])[0][0]
-"""The rounded uniform triple: the rows of information sets a stage never meets."""
 
 
 def key_rows(trees: list[RoundTree]) -> tuple[list[bytes], list[list[np.ndarray]]]:
@@ -164,12 +167,15 @@ def solve_game(
     start: MarkerState | None = None,
     deals: Sequence[Sequence[int]] | None = None,
     progress: Callable[[str], None] | None = None,
+    scale: int = PROB_SCALE,
 ) -> GameSolution:
     """Solve every public state from ``start`` (default: the game's beginning).
 
     Each stage runs CFR+ until its NashConv is at most ``target`` or ``seconds`` pass.
     ``deals`` rigs every round's deal (uniform over the list; default: a shuffle).
-    ``progress`` is told of each round as it is done.
+    ``progress`` is told of each round as it is done. ``scale`` is what the stored
+    probabilities are out of (255 halves the file; the values measured are the stored
+    ones either way).
     """
     begun = time.perf_counter()
     states = public_states(rules, num_players, max_rounds, start)
@@ -177,7 +183,7 @@ def solve_game(
     trees = [
         build_round_tree(states.rules, n, MarkerState(first_player=f), deals) for f in range(n)
     ]
-    solution = GameSolution(states, *key_rows(trees))
+    solution = GameSolution(states, *key_rows(trees), scale=scale)
     last_round = [states.round_of(len(states.layers))]
 
     def strategy(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:

@@ -32,6 +32,11 @@ from .policies import policy_of
 from .round_tree import MarkerState, RoundTree, build_round_tree
 from .whole_game import WholeGameExploitability, whole_game_exploitability
 
+WHOLE_GAME_PLAYERS = 3
+"""The most seats whose whole game is measured exactly (revised 4p has 2,740 public
+states, each a round tree of a minute and GBs); beyond, a learned best response gives
+a lower bound."""
+
 KEPT_TREES = 3
 """Round trees kept between calls: every first player of a whole game at up to three seats."""
 
@@ -64,6 +69,10 @@ def nash_conv(
     """
     rules = get_rules(rules)
     n = rules.check_players(num_players)
+    if whole_game and n > WHOLE_GAME_PLAYERS:
+        raise ValueError(
+            f"the whole game is measured exactly at 2 to {WHOLE_GAME_PLAYERS} players, got {n}"
+        )
     policy = policy_of(agent, seed=seed)
     if whole_game:
         trees = [round_tree(rules, n, f) for f in range(n)]

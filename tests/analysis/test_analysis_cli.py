@@ -99,9 +99,17 @@ def test_play_prints_each_opponents_cell_and_its_ceiling():
         (
             ["solve", "--whole-game", "--rules", "revised", "--players", "4"],
             2,
-            "solves two- and three-player tables, got --players 4",
+            "--whole-game is exact at 2 to 3 players, got --players 4",
+        ),
+        (
+            ["nashconv", "--whole-game", "--rules", "classic", "--players", "4"],
+            2,
+            "--whole-game is exact at 2 to 3 players, got --players 4",
         ),
         (["solve", "--whole-game", "--out", "x.txt"], 2, "--out names a .npz file"),
+        (["solve", "--small"], 2, "--small is for --whole-game"),
+        (["nashconv", "--players", "4", "--agent", "cfr"], 1, "no solved strategy ships"),
+        (["play", "--against", "random,zoo:revised-3p"], 1, "plays revised with 3 players"),
         (["nashconv", "--agent", "ppo:/nonexistent"], 1, "is not a policy"),
         (["solve", "--seconds", "nan"], 2, "must be a finite number > 0, got 'nan'"),
         (["solve", "--seconds", "-3"], 2, "must be a finite number > 0"),

@@ -6,11 +6,18 @@ import os
 
 import numpy as np
 import pytest
+from command_lines import load_script
 from test_whole_game_exploitability import DEALS, WholeGameBruteForce
 
 from grove_env import ObservationEncoder, grove_v1
 from grove_env.agents.base import make_agent
-from grove_env.agents.learned.cfr_agent import PROB_SCALE, CfrAgent, data_file, load_strategy
+from grove_env.agents.learned.cfr_agent import (
+    PROB_SCALE,
+    PROB_SCALE_SMALL,
+    CfrAgent,
+    data_file,
+    load_strategy,
+)
 from grove_env.analysis.game_solver import save_game_strategy, solve_game
 from grove_env.analysis.policies import policy_of
 from grove_env.analysis.round_tree import MarkerState, position
@@ -128,12 +135,15 @@ def test_the_shipped_whole_game_strategy_is_within_a_hundredth(rules):
     assert 0.0 <= result.nash_conv <= 0.01
 
 
-def test_a_three_seat_solution_is_what_the_cfr_agent_plays(tmp_path):
+@pytest.mark.parametrize("scale", [PROB_SCALE, PROB_SCALE_SMALL])
+def test_a_three_seat_solution_is_what_the_cfr_agent_plays(tmp_path, scale):
     start = MarkerState(coloured=(2, 2, 3), penalty=(3, 4, 2), first_player=2, round=5)
-    solution = solve_game("revised", 3, 1e-3, max_rounds=6, start=start, deals=DEALS)
+    solution = solve_game("revised", 3, 1e-3, max_rounds=6, start=start, deals=DEALS, scale=scale)
     path = save_game_strategy(tmp_path / "g3.npz", solution, note="test")
     with np.load(path, allow_pickle=False) as f:
         assert f["coloured"].shape == (solution.states.count, 3) and str(f["table"]) == "revised 3"
+        assert f["probs"].dtype == (np.uint16 if scale == PROB_SCALE else np.uint8)
+        assert (f["probs"].sum(axis=2, dtype=np.int64) == scale).all()
     played = whole_game_exploitability(
         "revised", 3, policy_of(CfrAgent(str(path))), 6, start, DEALS
     )
@@ -141,3 +151,23 @@ def test_a_three_seat_solution_is_what_the_cfr_agent_plays(tmp_path):
     assert played.values == pytest.approx(solution.exploitability.values, abs=1e-12)
     assert played.nash_conv == pytest.approx(solution.exploitability.nash_conv, abs=1e-12)
     assert played.nash_conv <= 3 * 2 * 1e-3  # seats x rounds x stage target
+
+
+def test_a_file_stored_smaller_is_measured_as_the_cfr_agent_plays_it(tmp_path, capsys):
+    small = load_script("cfr_small")
+    solution = solve_game("revised", 2, 1e-2, max_rounds=2)
+    source = save_game_strategy(tmp_path / "big.npz", solution, note="test")
+    assert small.main([str(source), str(tmp_path / "small.npz")]) == 0
+    with np.load(tmp_path / "small.npz", allow_pickle=False) as f, np.load(source) as g:
+        assert f["probs"].dtype == np.uint8 and f["probs"].shape == g["probs"].shape
+        assert (f["probs"].sum(axis=2, dtype=np.int64) == PROB_SCALE_SMALL).all()
+        gap = np.abs(f["probs"] / PROB_SCALE_SMALL - g["probs"] / PROB_SCALE).max()
+        assert gap <= 1 / PROB_SCALE_SMALL
+        note = str(f["note"])
+    measured = whole_game_exploitability(
+        "revised", 2, policy_of(CfrAgent(str(tmp_path / "small.npz"))), 2
+    ).nash_conv
+    assert note.startswith("test; probabilities stored x255") and f"{measured:.2e}" in note
+    assert f"NashConv {measured:.6f}" in capsys.readouterr().out
+    assert small.main([str(tmp_path / "small.npz"), str(tmp_path / "again.npz")]) == 1
+    assert "stores uint8, not uint16" in capsys.readouterr().err

@@ -32,7 +32,9 @@ array          type               content
 ``keys``       uint8[M, 15]       :func:`strategy_key` of each information set
 ``probs``      uint16[U, M, 3]    probability x 65535 of each legal action, in
                                   sorted order (each triple sums to 65535), per
-                                  stage strategy and information set
+                                  stage strategy and information set; or uint8,
+                                  x 255 (triples sum to 255: half the size, for
+                                  the three-player file)
 ``coloured``   int8[S, n]         coloured markers seat ``k`` holds as the round starts
 ``penalty``    int8[S, n]         penalty markers seat ``k`` holds as the round starts
 ``round``      int16[S]           the round number
@@ -83,7 +85,19 @@ KEY_INDICES = np.r_[0:OFF_COLOURED, OFF_PRESENT:OFF_ROUND]
 """Observation entries a strategy is keyed on: everything but counts and round."""
 
 PROB_SCALE = 65535
-"""A whole-game file's probabilities are integers out of this."""
+"""A whole-game file's probabilities are integers out of this (``uint16``), or out of
+:data:`PROB_SCALE_SMALL` (``uint8``)."""
+
+PROB_SCALE_SMALL = 255
+"""The scale of a whole-game file stored in ``uint8``."""
+
+
+def prob_scale(dtype: np.dtype) -> int:
+    """The integer a whole-game file's probabilities are out of, by their type."""
+    scales = {np.dtype(np.uint16): PROB_SCALE, np.dtype(np.uint8): PROB_SCALE_SMALL}
+    if np.dtype(dtype) not in scales:
+        raise ValueError(f"a whole-game strategy's probabilities are uint16 or uint8, not {dtype}")
+    return scales[np.dtype(dtype)]
 
 
 def strategy_key(observation: np.ndarray) -> bytes:
@@ -150,6 +164,7 @@ class GameStrategy(Strategy):
         ).astype(np.int64)
         self.stage = {tuple(s): int(i) for s, i in zip(states.tolist(), files["stage"])}
         self.max_rounds = int(files["max_rounds"])
+        self.scale = prob_scale(self.probs.dtype)
         self.earliest: dict[tuple, int] = {}
         for s in sorted(self.stage, key=lambda s: s[-1], reverse=True):
             self.earliest[s[:-1]] = self.stage[s]
@@ -175,7 +190,7 @@ class GameStrategy(Strategy):
         states, where = np.unique(round_start_states(observations), axis=0, return_inverse=True)
         stages = np.array([self.stage_of(tuple(s)) for s in states.tolist()], dtype=np.intp)
         rows = self.probs[stages[where.ravel()], self.found(observations)]
-        return rows.astype(np.float64) / PROB_SCALE  # type: ignore[no-any-return]
+        return rows.astype(np.float64) / self.scale  # type: ignore[no-any-return]
 
 
 @functools.lru_cache(maxsize=16)
