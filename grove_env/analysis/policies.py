@@ -33,7 +33,22 @@ ROW_BATCH = 4096
 """Rows per call to a deterministic agent's ``act_batch`` (its ``batch`` attribute): the
 heuristic takes 38% more time per row in batches of 32,768 (measured at revised 3p)."""
 
-__all__ = ["Policy", "branch_probabilities", "branches_of", "policy_of", "spiel_policy", "uniform"]
+__all__ = [
+    "Policy",
+    "branch_probabilities",
+    "branches_of",
+    "policy_of",
+    "reads_mask_only",
+    "spiel_policy",
+    "uniform",
+]
+
+
+def reads_mask_only(policy: Policy) -> bool:
+    """Whether ``policy`` says that its answer depends on the action mask alone, with a
+    true ``mask_only`` attribute (:func:`uniform` and ``random``'s ``action_probabilities``
+    do): the whole game then asks it once per round tree, not once per public state."""
+    return bool(getattr(policy, "mask_only", False))
 
 
 def policy_of(agent: Any, seed: int | None = 0) -> Policy:
