@@ -49,22 +49,31 @@ class SeatMap:
 
     rows: np.ndarray
     """``float64[R, 3, K]``: distinct weight distributions over (branch, culprit x accusations)."""
-    row_of: np.ndarray
-    """``int64[sets]``: the row of each set at the seat's last decision."""
-    mass: np.ndarray
-    """``float64[sets]``: chance x the other seats' reach of each of those sets."""
-    parents: list[tuple[np.ndarray, np.ndarray, int]]
-    """Per earlier decision of the seat, last first: the order that sorts the later sets by
-    the ``3 * set + branch`` they follow, where each run of equal parents starts, and the
-    number of sets at the earlier decision."""
+    pair_row: np.ndarray
+    """``int64[P]``: the row of each (what a set follows, row) pair of the sets at the seat's
+    last decision; a set follows the ``3 * set + branch`` of the seat's decision before,
+    or nothing where there is none. Sorted by what they follow."""
+    pair_mass: np.ndarray
+    """``float64[P]``: chance x the other seats' reach of the sets of each pair."""
+    pair_starts: np.ndarray
+    """Where the pairs that follow each ``3 * set + branch`` start."""
+    levels: list[tuple[np.ndarray, np.ndarray]]
+    """Per decision of the seat before that, last first: the order that sorts the sets of
+    the decision after it by the ``3 * set + branch`` they follow, and where each run of
+    equal ones starts."""
+    earlier: bool
+    """Whether the seat decides before its last decision (the first player)."""
 
     def best_response(self, payoffs: np.ndarray) -> np.ndarray:
         """``float64[S]``: the best-response value for ``payoffs[S, K]`` (the seat's own)."""
-        q = (payoffs @ self.rows.reshape(-1, payoffs.shape[1]).T).reshape(len(payoffs), -1, 3)
-        value = q.max(axis=2)[:, self.row_of] * self.mass
-        for order, starts, sets in self.parents:
-            q = np.add.reduceat(value[:, order], starts, axis=1).reshape(len(payoffs), sets, 3)
-            value = q.max(axis=2)
+        s = len(payoffs)
+        q = (payoffs @ self.rows.reshape(-1, payoffs.shape[1]).T).reshape(s, -1, 3)
+        weighted = q.max(axis=2)[:, self.pair_row] * self.pair_mass
+        value = np.add.reduceat(weighted, self.pair_starts, axis=1)
+        for order, starts in self.levels:
+            value = np.add.reduceat(value.reshape(s, -1, 3).max(axis=2)[:, order], starts, axis=1)
+        if self.earlier:
+            value = value.reshape(s, -1, 3).max(axis=2)
         return value.sum(axis=1)  # type: ignore[no-any-return]
 
 
@@ -85,7 +94,7 @@ class StageMap:
         flat = best.reshape(s, -1, n)
         responses = np.zeros((s, n))
         for i, seat in enumerate(self.seats):
-            step = max(1, CHUNK // (3 * len(seat.rows) + len(seat.mass)))
+            step = max(1, CHUNK // (3 * len(seat.rows) + len(seat.pair_row)))
             for lo in range(0, s, step):
                 responses[lo : lo + step, i] = seat.best_response(flat[lo : lo + step, :, i])
         return values, responses
@@ -139,17 +148,33 @@ def _seat_map(
     mass = weights.sum(axis=1) / 3
     shape = weights / np.where(mass > 0, mass, 1.0)[:, None]
     row_of, first = _share_rows(shape)
-    parents = []
-    for t in range(own[-1], own[0], -1):
-        rep = tree.depths[t].representative
-        deal, history = rep // 3**t, rep % 3**t
-        parent = tree.depths[t - 1].infoset[deal, history // 3].astype(np.int64) * 3 + history % 3
+    follows = [_follows(tree, t) for t in range(own[-1], own[0], -1)]
+    key = (follows[0] if follows else np.zeros(sets, np.int64)) * len(first) + row_of
+    pairs, pair_of = np.unique(key, return_inverse=True)
+    pair_mass = np.bincount(pair_of.ravel(), weights=mass, minlength=len(pairs))
+    levels = []
+    for parent in follows[1:]:
         order = np.argsort(parent, kind="stable")
-        runs = np.flatnonzero(np.diff(parent[order], prepend=-1))
-        if len(runs) != 3 * len(probs[t - 1]):
-            raise ValueError("a branch of the seat's earlier decision leads to no set")
-        parents.append((order, runs, len(probs[t - 1])))
-    return SeatMap(shape[first].reshape(-1, 3, k), row_of, mass, parents)
+        levels.append((order, np.flatnonzero(np.diff(parent[order], prepend=-1))))
+    return SeatMap(
+        rows=shape[first].reshape(-1, 3, k),
+        pair_row=pairs % len(first),
+        pair_mass=pair_mass,
+        pair_starts=np.flatnonzero(np.diff(pairs // len(first), prepend=-1)),
+        levels=levels,
+        earlier=bool(follows),
+    )
+
+
+def _follows(tree: RoundTree, t: int) -> np.ndarray:
+    """``int64[sets]``: the ``3 * set + branch`` at depth ``t - 1`` that each depth-``t``
+    set follows (one, by perfect recall: its representative's)."""
+    rep = tree.depths[t].representative
+    deal, history = rep // 3**t, rep % 3**t
+    parent = tree.depths[t - 1].infoset[deal, history // 3].astype(np.int64) * 3 + history % 3
+    if len(np.unique(parent)) != 3 * len(tree.depths[t - 1].observations):
+        raise ValueError("a branch of the seat's earlier decision leads to no set")
+    return parent  # type: ignore[no-any-return]
 
 
 def _share_rows(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -283,7 +283,8 @@ def whole_game_nash_conv(
             best = stage_payoff(step, later_best, r < states.max_rounds)
             probs = strategy(counts, r, dataclasses.replace(stage, payoff=on))
             if alone is not None and alone[1] is probs:  # the same answers again: one map
-                maps.setdefault(id(probs), (probs, stage_map(stage, probs)))
+                if id(probs) not in maps:
+                    maps[id(probs)] = (probs, stage_map(stage, probs))
                 shared[id(probs)] = [(alone[0], alone[2], alone[3])]
                 alone = None
             if id(probs) in maps:
