@@ -39,6 +39,9 @@ GRID = 2.0**40
 CHUNK = 1 << 22
 """States x rows valued at once (a few tens of MB)."""
 
+ROWS_AT_ONCE = 4096
+"""Sets hashed at once (a few MB of temporaries, where classic 3p has 68,040 sets)."""
+
 SHARED = 1e-9
 """How far a set's distribution may lie from its row's (a guard on the grid's hash)."""
 
@@ -144,9 +147,9 @@ def _seat_map(
     k = 3 * 3**tree.num_players
     where = (tree.depths[t].infoset[:, node].astype(np.int64) * 3 + branch) * k + outcome
     weights = np.bincount(where.ravel(), weights=leaf.ravel(), minlength=sets * 3 * k)
-    weights = weights.reshape(sets, 3 * k)
-    mass = weights.sum(axis=1) / 3
-    shape = weights / np.where(mass > 0, mass, 1.0)[:, None]
+    shape: np.ndarray = weights.reshape(sets, 3 * k).astype(np.float64, copy=False)
+    mass = shape.sum(axis=1) / 3
+    shape /= np.where(mass > 0, mass, 1.0)[:, None]  # in place: classic 3p's is 130 MB
     row_of, first = _share_rows(shape)
     follows = [_follows(tree, t) for t in range(own[-1], own[0], -1)]
     key = (follows[0] if follows else np.zeros(sets, np.int64)) * len(first) + row_of
@@ -179,13 +182,18 @@ def _follows(tree: RoundTree, t: int) -> np.ndarray:
 
 def _share_rows(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The row of each set and the first set of each row: sets share a row where their
-    distributions agree on :data:`GRID` (hashed by a random projection, then checked)."""
-    grid = np.rint(shape * GRID).astype(np.int64)
-    mix = np.random.default_rng(0).integers(1, 2**62, size=grid.shape[1], dtype=np.int64)
-    with np.errstate(over="ignore"):
-        key = (grid * mix).sum(axis=1)  # wraps around: a hash, checked below
+    distributions agree on :data:`GRID` (hashed by a random projection, then checked),
+    :data:`ROWS_AT_ONCE` sets at a time."""
+    mix = np.random.default_rng(0).integers(1, 2**62, size=shape.shape[1], dtype=np.int64)
+    key = np.empty(len(shape), np.int64)
+    for lo in range(0, len(shape), ROWS_AT_ONCE):
+        grid = np.rint(shape[lo : lo + ROWS_AT_ONCE] * GRID).astype(np.int64)
+        with np.errstate(over="ignore"):
+            key[lo : lo + ROWS_AT_ONCE] = (grid * mix).sum(axis=1)  # wraps around: a hash
     _, first, row_of = np.unique(key, return_index=True, return_inverse=True)
     row_of = row_of.ravel()
-    if np.abs(shape - shape[first][row_of]).max(initial=0.0) > SHARED:
-        return np.arange(len(shape)), np.arange(len(shape))
+    for lo in range(0, len(shape), ROWS_AT_ONCE):
+        part = shape[lo : lo + ROWS_AT_ONCE]
+        if np.abs(part - shape[first[row_of[lo : lo + ROWS_AT_ONCE]]]).max() > SHARED:
+            return np.arange(len(shape)), np.arange(len(shape))
     return row_of, first
