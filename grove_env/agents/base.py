@@ -23,10 +23,7 @@ entry point in the group ``grove_env.agents`` (:data:`PLUGIN_GROUP`), e.g. in it
 makes ``myagent`` (and ``myagent:ARG``) a spec everywhere specs are taken: the gauntlet,
 the tournament, the league, ``grove-play``, the analysis and the web page's list.
 ``make_agent(arg, seed=None)`` returns an agent (anything with ``act``; ``reset``,
-``seed``, ``act_batch``, ``deterministic`` and ``action_probabilities`` are used where
-present; an ``action_probabilities`` that reads the action mask alone may say so with a
-true ``mask_only`` attribute, and the exact analysis then asks it once for many states,
-as it does ``random``). A plugin is
+``seed``, ``act_batch`` and ``deterministic`` are used where present). A plugin is
 imported only when its spec is used; one that cannot be imported, whose factory has
 another signature, that returns no agent, or that raises in a move fails with a
 :class:`PluginError`, one line naming the plugin, and the other agents play on.

@@ -12,7 +12,10 @@ play does, so a policy's input features (``advice``) are made by the agent's own
   on the action it picks, in one ``act_batch`` call per batch where the agent says it is
   deterministic (``act_batch`` equals ``act`` row by row), else one ``act`` per row.
 
-The tree calls the policy once per distinct observation, never per history.
+The tree calls the policy once per distinct observation, never per history. An
+``action_probabilities`` that reads the action mask alone may say so with a true
+``mask_only`` attribute (``random``'s does, :func:`reads_mask_only`): the whole game then
+asks it once per round tree instead of at every public state.
 """
 
 from __future__ import annotations
