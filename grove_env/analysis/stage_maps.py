@@ -18,10 +18,10 @@ profile answers the same at many states (a policy that reads the action mask alo
 
 Each set's weights are its reach (``mass``) times a distribution over (branch, culprit,
 accusations); sets whose distributions agree (to 2**-40) share one row, so a state costs
-one product with the distinct rows (classic 3p, random: a few thousand rows where there
-are 68,040 sets). Sums are taken in another order than
+one product with the distinct rows (classic 3p, random: 90, 16 and 30 rows for the
+three seats' 68,040, 7,560 and 22,680 sets). Sums are taken in another order than
 :func:`~grove_env.analysis.best_response.stage_values`, which walks the whole tree per
-state: the two agree to about 1e-15, and a test holds them together.
+state: the two agree to about 1e-14, and a test holds them together.
 """
 
 from __future__ import annotations
