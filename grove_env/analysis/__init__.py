@@ -11,6 +11,8 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 - :mod:`~grove_env.analysis.cfr`: CFR+ on a round; strategies saved for ``cfr-round``.
 - :mod:`~grove_env.analysis.state_views`: a round tree's information sets as seen from
   other public states, and a fixed policy asked about many states at once.
+- :mod:`~grove_env.analysis.stage_maps`: a round under one profile as maps of its payoff
+  table, so that the many states where a policy answers the same cost a product each.
 - :mod:`~grove_env.analysis.whole_game`: NashConv of the whole game (exact at two and
   three seats), backward over the public marker states with the round as the stage.
 - :mod:`~grove_env.analysis.game_solver`: the whole game solved the same way, CFR+ on

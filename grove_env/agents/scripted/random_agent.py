@@ -20,6 +20,10 @@ def uniform(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return legal / legal.sum(axis=1, keepdims=True)
 
 
+uniform.mask_only = True  # type: ignore[attr-defined]
+"""It reads the action mask alone: an exact analysis may ask it once for many states."""
+
+
 class RandomAgent(BaseAgent):
     """Picks uniformly among the actions the mask allows.
 
@@ -52,6 +56,8 @@ class RandomAgent(BaseAgent):
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The distribution ``act`` draws from: :func:`uniform`."""
         return uniform(observations, masks)
+
+    action_probabilities.mask_only = True  # type: ignore[attr-defined]
 
 
 def make(arg: str | None = None, seed: int | None = None) -> RandomAgent:
