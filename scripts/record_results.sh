@@ -23,10 +23,16 @@ for rules in classic revised; do
             --rules "$rules" --players 3 --agent "$agent" --json
     done
 done
-for agent in random heuristic cfr cfr-round; do
-    rec nashconv "revised-2p-game-$agent" python -m grove_env.analysis nashconv \
-        --rules revised --players 2 --agent "$agent" --whole-game --json
+# the whole game, exact at 2 and 3 players: random, the heuristic, the zoo and cfr side by side
+for table in revised-2p classic-2p revised-3p; do
+    rules=${table%-*} players=${table#*-}; players=${players%p}
+    for agent in random heuristic "zoo:$table" cfr; do
+        rec nashconv "$table-game-${agent%%:*}" python -m grove_env.analysis nashconv \
+            --rules "$rules" --players "$players" --agent "$agent" --whole-game --json
+    done
 done
+rec nashconv revised-2p-game-cfr-round python -m grove_env.analysis nashconv \
+    --rules revised --players 2 --agent cfr-round --whole-game --json
 
 rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
     --rules classic --players 4 --agent random --json

@@ -112,7 +112,12 @@ def headline(records: list[Record]) -> list[str]:
     return table(header, rows)
 
 
-AGENT_ORDER = ("random", "greedy", "heuristic", "heuristic-trust", "cfr", "cfr-round")
+AGENT_ORDER = ("random", "greedy", "heuristic", "heuristic-trust", "zoo", "cfr", "cfr-round")
+
+
+def column(agent: str) -> str:
+    """The exploitability table's column of an agent spec: ``zoo:<table>`` is ``zoo``."""
+    return "zoo" if agent.startswith("zoo:") else agent
 
 
 def nashconv_page(records: list[Record]) -> list[str]:
@@ -120,8 +125,8 @@ def nashconv_page(records: list[Record]) -> list[str]:
     for _, record in records:
         r = record["result"]
         game = "whole game, outcome" if r["whole_game"] else "one round, markers"
-        cells.setdefault((r["rules"], r["players"], game), {})[r["agent"]] = r["nash_conv"]
-    found = {record["result"]["agent"] for _, record in records}
+        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = r["nash_conv"]
+    found = {column(record["result"]["agent"]) for _, record in records}
     agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
     four = "{:.4f}".format  # one format for every NashConv
     rows = [
@@ -137,9 +142,10 @@ def nashconv_page(records: list[Record]) -> list[str]:
     return [
         "NashConv of each agent playing every seat: the sum over seats of what a seat gains",
         "by its exact best response (0 is an equilibrium). One round pays the `markers`",
-        "reward; the whole game the `outcome` reward, from -1 to 1. A blank cell is a",
-        "figure not measured: the whole game is measured at 2 players only, and `cfr` and",
-        "`cfr-round` play 2-player tables only.",
+        "reward; the whole game the `outcome` reward, from -1 to 1. `zoo` is the table's",
+        "shipped policy (`zoo:<rules>-<n>p`). A blank cell is a figure not measured: the",
+        "whole game is exact at 2 and 3 players only, and `cfr` plays the tables it ships",
+        "a solution for (`cfr-round`: 2 players).",
         "",
         *table(["rules", "players", "game, unit", *agents], rows),
         "## How each figure was made",

@@ -217,7 +217,7 @@ def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
                ("NashConv, whole game (outcome)", "nashconv"), ("worst style", "text"),
                ("vs heuristic", "text"), ("vs random", "text")]  # fmt: skip
     blank = ("a figure not measured: NashConv is exact at 2 to 4 players only, the whole "
-             "game at 2 only")  # fmt: skip
+             "game at 2 and 3 only, and at classic 3p it takes hours for a network")  # fmt: skip
     lines = [
         "# The zoo",
         "",
@@ -226,8 +226,9 @@ def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
         "The trained policy shipped for each table, as `zoo:<rules>-<n>p` plays it, from its",
         "card (`grove_env/data/zoo/<rules>_<n>p/card.json`, written by `scripts/zoo.py`,",
         "which `make zoo` runs): exact NashConv of one round from the start of a game (2 to",
-        "4 players) and of the whole game (2 players), and the gauntlet's win shares with",
-        "their 95% intervals.",
+        "4 players) and of the whole game (2 players and revised 3), and the gauntlet's win shares",
+        "with their 95% intervals. The exploitability page puts random and the heuristic",
+        "beside them.",
         "",
         *grid(columns, rows, blank),
         *(["How each was made:", "", *sources] if sources else []),

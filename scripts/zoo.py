@@ -2,6 +2,7 @@
 
     python scripts/zoo.py                                   # every table (make zoo)
     python scripts/zoo.py --tables revised-2p classic-4p --games 400
+    python scripts/zoo.py --tables revised-3p --nashconv-only  # re-measure, no training
 
 For each table ``<rules>-<n>p``:
 
@@ -12,11 +13,16 @@ For each table ``<rules>-<n>p``:
    ``best_policy.json``/``.pt``, the layout of :mod:`grove_env.agents.learned.policy_files`;
 2. the best policy is copied to ``OUT/<rules>_<n>p/policy.json``/``.pt`` (safe format);
 3. its exact NashConv (:func:`grove_env.analysis.nash_conv`): one round from the start
-   of a game (markers), and at two players the whole game (outcome);
+   of a game (markers, 2 to 4 players), and the whole game (outcome, 2 players and
+   revised 3: ``WHOLE_GAME_ROUTINE``);
 4. its gauntlet (:func:`~grove_env.agents.arena.gauntlet.run_gauntlet`, ``--games``
    per opponent, seed 0);
 5. ``OUT/<rules>_<n>p/card.json``, with the keys of
    :data:`~grove_env.agents.learned.policy_files.ZOO_CARD_FIELDS`.
+
+``--nashconv-only`` does step 3 alone for the policy already in ``OUT``: its card's
+NashConv figures are measured again and nothing else changes (after a change to what is
+measured, as when the whole game at three players became exact).
 
 ``OUT`` is the package's ``grove_env/data/zoo`` unless ``--out`` says otherwise; the
 ``zoo:<rules>-<n>p`` agent plays what is there. A mistake (an unknown table, a missing
@@ -72,6 +78,11 @@ def parser() -> Parser:
     p.add_argument("--workers", type=int, default=2, help="gauntlet worker processes")
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a config override"
+    )
+    p.add_argument(
+        "--nashconv-only",
+        action="store_true",
+        help="measure the shipped policies' NashConv again; no training, no gauntlet",
     )
     return p
 
@@ -147,16 +158,35 @@ def install(run_dir: Path, target: Path) -> Path:
     return policy
 
 
-def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[str, Any]:
-    """The card's figures: NashConv (one round; whole game at two players), gauntlet."""
+def nash_conv_figures(policy: Path, rules: str, n: int) -> dict[str, float | None]:
+    """The card's NashConv: one round (2 to 4 players), the whole game (2, revised 3)."""
     actor, card = load_actor(policy)
     agent = PPOAgent(actor, deterministic=plays_greedy(card, None))  # as zoo: plays it
     # One round at 5 players is beyond the exact analysis here (memory and hours).
     measured = final_nash_conv(agent, rules, n) if n <= 4 else {}
-    figures = {
-        "one_round_markers": measured.get("round"),
-        "whole_game_outcome": measured.get("game"),
-    }
+    return {"one_round_markers": measured.get("round"), "whole_game_outcome": measured.get("game")}
+
+
+def remeasure(table: str, out: Path | None) -> dict[str, Any]:
+    """Measure a shipped policy's NashConv again and rewrite those figures of its card."""
+    try:
+        rules, n = parse_zoo_table(table)
+    except ModelFileError as e:
+        raise usage_error(str(e)) from None
+    folder = zoo_dir(table, out)
+    path = folder / ZOO_CARD
+    if not path.is_file():
+        raise CommandError(f"no card for {table} at {str(path)!r}: train it first")
+    card = json.loads(path.read_text(encoding="utf-8"))
+    card["nash_conv"] = nash_conv_figures(folder / ZOO_POLICY, rules, n)
+    path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return card
+
+
+def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[str, Any]:
+    """The card's figures: NashConv (:func:`nash_conv_figures`), the gauntlet."""
+    _, card = load_actor(policy)
+    figures = nash_conv_figures(policy, rules, n)
     gauntlet = run_gauntlet(f"ppo:{policy}", rules, n, games=games, workers=workers).to_dict()
     del gauntlet["agent"]  # a path of the machine that measured it
     return {"steps": card.step, "nash_conv": figures, "gauntlet": gauntlet}
@@ -212,6 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
 
     def body() -> int:
+        if args.nashconv_only:
+            for table in args.tables:
+                print(summary(remeasure(table, Path(args.out) if args.out else None)), flush=True)
+            return 0
         plan = check(args)
         print(f"zoo: {len(plan)} tables into {args.out or zoo_folder()}", flush=True)
         for table in plan:

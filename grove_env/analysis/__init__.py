@@ -23,6 +23,6 @@ for the ``markers`` reward, and agents through :mod:`grove_env.agents`.
 Command line: ``python -m grove_env.analysis nashconv|play|solve`` (see ``__main__``).
 """
 
-from .measure import WHOLE_GAME_PLAYERS, nash_conv
+from .measure import WHOLE_GAME_PLAYERS, WHOLE_GAME_ROUTINE, nash_conv
 
-__all__ = ["WHOLE_GAME_PLAYERS", "nash_conv"]
+__all__ = ["WHOLE_GAME_PLAYERS", "WHOLE_GAME_ROUTINE", "nash_conv"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,15 +21,17 @@ from grove_env.agents.learned.policy_files import (
     ZOO_CARD_FIELDS,
     parse_zoo_table,
     read_zoo_card,
+    zoo_dir,
     zoo_shipped,
     zoo_tables,
 )
 from grove_env.agents.learned.policy_net import build_actor
 from grove_env.agents.learned.ppo import PPOAgent, load_actor
 from grove_env.agents.learned.safe_policy import PolicyCard, save_policy
-from grove_env.analysis import nash_conv
+from grove_env.analysis import WHOLE_GAME_ROUTINE, nash_conv
 from grove_env.rules import RULE_SETS
 from grove_env.training.config import load_config
+from grove_env.training.measure.evaluate import final_nash_conv
 from grove_env.web.sessions import AgentMenu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,6 +263,37 @@ def test_the_shipped_cards_hold_the_figures_of_their_policies():
         # The networks run in float32: another CPU's kernels round their last bits
         # otherwise (revised-3p measured 1.4e-9 off its card here, the code unchanged).
         assert measured == pytest.approx(expected, abs=1e-6)
+
+
+def test_every_card_gives_the_whole_game_where_it_is_measured():
+    for table in zoo_tables():
+        rules, n = parse_zoo_table(table)
+        whole = read_zoo_card(table)["nash_conv"]["whole_game_outcome"]
+        # 2 players, and revised at 3 (a positive sum of gains); none beyond
+        routine = n <= WHOLE_GAME_ROUTINE[rules]
+        assert (whole is not None and whole > 0) if routine else whole is None, (table, whole)
+
+
+@pytest.mark.slow
+def test_nashconv_only_measures_a_shipped_card_again_and_changes_nothing_else(tmp_path):
+    shutil.copytree(zoo_dir("revised-2p"), tmp_path / "revised_2p")
+    card_path = tmp_path / "revised_2p" / "card.json"
+    before = json.loads(card_path.read_text())
+    before["nash_conv"] = {"one_round_markers": 9.0, "whole_game_outcome": None}
+    card_path.write_text(json.dumps(before))
+    done = zoo_script("--nashconv-only", "--tables", "revised-2p", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    after = json.loads(card_path.read_text())
+    figures = final_nash_conv("zoo:revised-2p", "revised", 2)
+    assert after["nash_conv"] == {
+        "one_round_markers": pytest.approx(figures["round"], abs=1e-6),
+        "whole_game_outcome": pytest.approx(figures["game"], abs=1e-6),
+    }
+    assert {k: v for k, v in after.items() if k != "nash_conv"} == {
+        k: v for k, v in before.items() if k != "nash_conv"
+    }
+    missing = zoo_script("--nashconv-only", "--tables", "revised-4p", "--out", str(tmp_path))
+    assert missing.returncode == 1 and "no card for revised-4p" in missing.stderr
 
 
 def test_a_zoo_policy_sits_only_at_its_own_table():

@@ -115,7 +115,11 @@ def test_the_final_table_gives_the_exact_nashconv_of_the_policy_as_it_plays(
     final = json.loads((run_dir / "final_eval.json").read_text())
     # The figure is the analysis's own for the saved policy as ppo: plays it (sampling).
     expected = nash_conv(f"ppo:{run_dir}", "revised", 3).nash_conv
-    assert final["nash_conv"] == {"round": pytest.approx(expected, abs=1e-9)}
+    game = nash_conv(f"ppo:{run_dir}", "revised", 3, whole_game=True).nash_conv
+    assert final["nash_conv"] == {  # the whole game too: exact at three players
+        "round": pytest.approx(expected, abs=1e-9),
+        "game": pytest.approx(game, abs=1e-9),
+    }
     line = f"exact NashConv: one round {expected:.4f} markers"
     assert line in (run_dir / "final_eval.txt").read_text() and line in proc.stdout
     assert json.loads((run_dir / "best_policy.json").read_text())["play"] == "sample"

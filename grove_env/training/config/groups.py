@@ -178,7 +178,7 @@ class EvalFields(BaseModel):
     the gauntlet in ``final_eval.txt``/``.json``: one round from the start of a game at
     each table of 2 to 4 players (``python -m grove_env.analysis nashconv``; seconds at 2
     and 3 players, about a minute and 1.6 GB at classic 4), and the whole game too at 2
-    players."""
+    players and revised 3 (a few minutes at revised 3p; classic 3p would take hours)."""
     checkpoint_every: Int = Field(200_000, ge=1)
     """Learner steps between checkpoints (taken at rollout boundaries)."""
     keep_checkpoints: Int = Field(2, ge=1)

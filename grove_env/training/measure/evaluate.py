@@ -29,7 +29,7 @@ import torch
 
 from grove_env.agents.arena.gauntlet import run_gauntlet
 from grove_env.agents.learned.actor import Actor
-from grove_env.analysis import nash_conv
+from grove_env.analysis import WHOLE_GAME_ROUTINE, nash_conv
 from grove_env.training.config import TrainConfig
 from grove_env.training.run.directory import SHARE_PREFIX, atomic_write_text, nash_conv_line
 from grove_env.training.selfplay.games import SelfPlayGames
@@ -201,10 +201,11 @@ def final_evaluation(cfg: TrainConfig, run_dir: Path, model_path: Path) -> str:
 
 def final_nash_conv(agent: Any, rules: str, n: int, max_rounds: int = 100) -> dict[str, float]:
     """``{"round": markers, "game": outcome}`` NashConv of ``agent`` (an agent or a spec) as
-    it plays: one round from the start of a game, and the whole game at 2 players."""
+    it plays: one round from the start of a game, and the whole game where it takes
+    minutes (2 players, and revised at 3: :data:`~grove_env.analysis.WHOLE_GAME_ROUTINE`)."""
     out = {"round": nash_conv(agent, rules, n).nash_conv}
-    if n == 2:
-        out["game"] = nash_conv(agent, rules, 2, whole_game=True, max_rounds=max_rounds).nash_conv
+    if n <= WHOLE_GAME_ROUTINE[rules]:
+        out["game"] = nash_conv(agent, rules, n, whole_game=True, max_rounds=max_rounds).nash_conv
     return out
 
 
