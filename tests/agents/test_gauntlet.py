@@ -62,9 +62,11 @@ def test_cfr_is_skipped_with_a_note_unless_registered(monkeypatch) -> None:
 
 
 def test_cfr_is_skipped_where_no_strategy_ships() -> None:
-    played, notes = gauntlet.lineup("revised", 3)
+    played, notes = gauntlet.lineup("classic", 3)
     assert all(name != "cfr" for name, _ in played)
-    assert notes == ["'cfr' ships no solved strategy for revised with 3; skipped"]
+    assert notes == ["'cfr' ships no solved strategy for classic with 3; skipped"]
+    played, notes = gauntlet.lineup("revised", 3)  # the whole game's reference ships
+    assert played[-1] == ("cfr", False) and notes == []
 
 
 def test_run_gauntlet_plays_every_opponent_with_the_agent_first(monkeypatch) -> None:
@@ -123,7 +125,7 @@ def test_bad_output_directory_is_refused_before_any_game(monkeypatch, tmp_path, 
         (["--agent", "greedy", "--rules", "all", "--plot", "x.png"], 2, "--plot draws one table"),
         (["--agent", "greedy", "--opponents", "human"], 2, "no seat for a person"),
         (["--agent", "greedy", "--opponents", "cfr", "--players", "4"], 2, "no solved strategy"),
-        (["--agent", "cfr", "--rules", "revised", "--players", "2,3"], 2, "with 3 players"),
+        (["--agent", "cfr", "--rules", "classic", "--players", "2,3"], 2, "with 3 players"),
     ],
 )
 def test_bad_input_is_one_line_before_any_game(monkeypatch, capsys, args, code, message) -> None:

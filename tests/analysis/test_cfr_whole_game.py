@@ -70,18 +70,22 @@ def test_states_far_from_the_limit_keep_the_strategy_of_two_rounds_later(tmp_pat
     assert measured.nash_conv <= 1e-2
 
 
-@pytest.mark.parametrize("rules", ["classic", "revised"])
-def test_the_shipped_whole_game_file_holds_the_documented_arrays(rules):
-    with np.load(data_file(rules, 2), allow_pickle=False) as f:
+@pytest.mark.parametrize(
+    ("rules", "n", "scale"),
+    [("classic", 2, PROB_SCALE), ("revised", 2, PROB_SCALE), ("revised", 3, PROB_SCALE_SMALL)],
+)
+def test_the_shipped_whole_game_file_holds_the_documented_arrays(rules, n, scale):
+    with np.load(data_file(rules, n), allow_pickle=False) as f:
         keys, probs, stage = f["keys"], f["probs"], f["stage"]
         assert keys.dtype == np.uint8 and keys.shape[1] == 15
-        assert probs.dtype == np.uint16 and probs.shape[1:] == (len(keys), 3)
-        assert (probs.sum(axis=2, dtype=np.int64) == PROB_SCALE).all()
+        assert probs.shape[1:] == (len(keys), 3)
+        assert probs.dtype == (np.uint16 if scale == PROB_SCALE else np.uint8)
+        assert (probs.sum(axis=2, dtype=np.int64) == scale).all()
         assert f["coloured"].dtype == f["penalty"].dtype == np.int8
-        assert f["coloured"].shape == f["penalty"].shape == (len(stage), 2)
+        assert f["coloured"].shape == f["penalty"].shape == (len(stage), n)
         assert f["round"].dtype == np.int16 and f["round"].min() == 1
         assert sorted(set(stage.tolist())) == list(range(len(probs)))
-        assert int(f["max_rounds"]) == 100 and str(f["table"]) == f"{rules} 2"
+        assert int(f["max_rounds"]) == 100 and str(f["table"]) == f"{rules} {n}"
 
 
 @pytest.mark.parametrize("rules", ["classic", "revised"])
@@ -171,3 +175,19 @@ def test_a_file_stored_smaller_is_measured_as_the_cfr_agent_plays_it(tmp_path, c
     assert f"NashConv {measured:.6f}" in capsys.readouterr().out
     assert small.main([str(tmp_path / "small.npz"), str(tmp_path / "again.npz")]) == 1
     assert "stores uint8, not uint16" in capsys.readouterr().err
+
+
+def test_cfr_plays_legal_moves_at_revised_three_players():
+    env = grove_v1.raw_env(num_players=3, rules="revised", illegal_action="raise")
+    agent = make_agent("cfr", seed=0)
+    for game in range(3):
+        env.reset(seed=game)
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            probs = policy_of(agent)(obs["observation"][None], obs["action_mask"][None])[0]
+            assert probs.sum() == pytest.approx(1.0) and (probs[obs["action_mask"] == 0] == 0).all()
+            env.step(agent.act(obs))
+        assert env.unwrapped.game.round > 1

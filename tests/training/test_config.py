@@ -149,7 +149,7 @@ def test_a_bad_descent_section_is_one_line(section: str, message: str) -> None:
         ({"tables": ["revised:2", "revised:3"]}, "a descent trains one table of 2 to 4 players"),
         ({"num_players": 3, "descent": {"whole_game": True}}, "whole_game is for two players"),
         (
-            {"num_players": 3, "descent": {"floors": {"cfr": 0.1}}},
+            {"num_players": 4, "descent": {"floors": {"cfr": 0.1}}},
             "descent floors 'cfr': cfr: no solved",
         ),
     ],

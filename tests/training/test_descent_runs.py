@@ -35,7 +35,7 @@ RESULT_KEYS = {
 """``result.json``: the table, every field of the descent section, and what the run found."""
 NO_EXPLOIT = ["exploit_every=null", "best_by=mean"]
 """Past 4 players or at several tables the config's PPO run measures no NashConv."""
-CFR_AT_3 = "'cfr': cfr: no solved strategy ships for revised with 3 players"
+CFR_AT_4 = "'cfr': cfr: no solved strategy ships for revised with 4 players"
 
 
 def descent_run(
@@ -78,10 +78,10 @@ def csv_rows(out: Path) -> tuple[list[str], list[list[str]]]:
         (["descent.start=warm"], "descent.start: must be one of 'random' or 'trained'"),
         (["descent.start=trained", "descent.init=x"], "both say where the descent starts"),
         (
-            ["num_players=3", "descent={against: {cfr: 1}, against_weight: 1.0}"],
-            f"descent against {CFR_AT_3}",
+            ["num_players=4", "descent={against: {cfr: 1}, against_weight: 1.0}"],
+            f"descent against {CFR_AT_4}",
         ),
-        (["num_players=3", "descent={floors: {cfr: 0.1}}"], f"descent floors {CFR_AT_3}"),
+        (["num_players=4", "descent={floors: {cfr: 0.1}}"], f"descent floors {CFR_AT_4}"),
         (["descent={floors: {'ppo:nothing': 0.1}}"], "floors 'ppo:nothing'"),
         (["descent={against: {'ppo:nothing': 1}, against_weight: 1.0}"], "against 'ppo:nothing'"),
     ],

@@ -111,7 +111,7 @@ def _check_inputs(
             check_setup(entries, rules, n, args.games, args.seed, args.workers, max_rounds=100)
         except ValueError as exc:
             raise usage_error(str(exc)) from None
-        for who in {spec, opponent}:  # cfr, say, plays two-player tables only
+        for who in {spec, opponent}:  # cfr, say, plays where its solution ships
             refusal = table_refusal(who, rules, n)
             if refusal is not None:
                 raise usage_error(refusal)

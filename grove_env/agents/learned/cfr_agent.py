@@ -1,7 +1,7 @@
 """``cfr``: a solved strategy (CFR+), looked up by the seat's observation.
 
-Two kinds of solution ship in the package for two-player tables, both solved by
-``python -m grove_env.analysis solve``:
+Two kinds of solution ship in the package for two-player tables, and the whole game
+at revised 3p too, all solved by ``python -m grove_env.analysis solve``:
 
 - ``cfr`` plays the **whole game** (``grove_env/data/cfr_<rules>_<n>p_game.npz``,
   ``solve --whole-game``): one strategy per public state (the marker counts at the
