@@ -17,7 +17,8 @@ layer  modules
        (:data:`TRAINING_ORDER`: ``config``, ``run``, ``selfplay``, ``measure``,
        ``schedule``, then the learners ``sb3``, ``batched``, ``rllib``, ``descent``,
        which never import each other, then ``front``, the one backend table, and
-       ``cli``, ``grove-train``, and ``sweep``, ``grove-sweep``)
+       ``cli``, ``grove-train``, ``sweep``, ``grove-sweep``, and ``bestresponse``, the
+       learned best response)
 5      command lines on top: ``train.py``, ``scripts/``, ``benchmarks/``
 =====  ==========================================================================
 
@@ -83,6 +84,7 @@ TRAINING_ORDER = [
     "front",
     "cli",
     "sweep",
+    "bestresponse",
 ]
 """The parts of ``grove_env.training``, lowest first (``schedule`` and ``front`` are modules;
 the package's own ``__init__`` counts as ``front``)."""

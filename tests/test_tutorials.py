@@ -125,6 +125,9 @@ def test_exploitability() -> None:
     greedy = float(re.search(r"greedy: NashConv (\d\.\d+)", out).group(1))
     expected = exploitability(build_round_tree("revised", 2), policy_of("greedy")).nash_conv
     assert greedy == pytest.approx(expected, abs=1e-4)
+    found = re.search(r"random: NashConv >= (-?\d\.\d+) \[(-?\d\.\d+), .*exact (\d\.\d+)", out)
+    bound, low, exact = map(float, found.groups())  # type: ignore[union-attr]
+    assert bound > 0 and low < exact  # a lower bound, and positive against random
 
 
 @pytest.mark.slow  # a subprocess that trains, plays or serves

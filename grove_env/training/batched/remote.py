@@ -43,7 +43,7 @@ from grove_env.training.run.network import ActorCritic
 from grove_env.training.selfplay.tables import build_opponents, table_games
 
 from .lanes import LaneCollector, LaneRollout
-from .rollout import Collector, Rollout, RolloutStats
+from .rollout import Collector, Rollout, RolloutStats, bootstrap_gamma
 from .update import Samples
 
 AnyRollout = Rollout | LaneRollout
@@ -178,7 +178,12 @@ def serve(
     games = table_games(cfg, opponents, cfg.seed, "live" if lanes else "learner")
     generator = torch.Generator().manual_seed(cfg.seed)
     collector = (LaneCollector if lanes else Collector)(
-        games, behaviour, cfg.gamma, cfg.features == "advice", torch.device("cpu"), generator
+        games,
+        behaviour,
+        bootstrap_gamma(cfg),
+        cfg.features == "advice",
+        torch.device("cpu"),
+        generator,
     )
     while True:
         try:

@@ -15,7 +15,9 @@
 
 No Python loop runs over games or seats. A game cut off at ``max_rounds`` gets
 ``gamma V(final observation)`` added to its last reward (SB3's bootstrap of a
-truncation), from one forward pass over those games' final observations.
+truncation), from one forward pass over those games' final observations; with
+``truncation: end`` the cut is the game's end and nothing is added
+(:func:`bootstrap_gamma`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import torch
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.heuristic.advice import advised
 from grove_env.agents.learned.actor import Actor
+from grove_env.training.config import TrainConfig
 from grove_env.training.run.network import ActorCritic
 from grove_env.training.selfplay.games import SelfPlayGames
 
@@ -116,6 +119,11 @@ class RolloutStats:
             "rollout/ep_rew_mean": float(returns.mean()),
             "rollout/ep_len_mean": float(lengths.mean()),
         }
+
+
+def bootstrap_gamma(cfg: TrainConfig) -> float:
+    """The weight of a truncated game's bootstrapped value (0: ``truncation: end``)."""
+    return cfg.gamma if cfg.truncation == "bootstrap" else 0.0
 
 
 class Collector:

@@ -47,7 +47,7 @@ from grove_env.training.selfplay.teacher import fit_teacher, report_imitation, t
 from .lanes import LaneCollector, LaneRollout
 from .loss import LossWeights, masked_log_probs, scheduled
 from .remote import RemoteCollector, owned
-from .rollout import Collector, Rollout, RolloutStats
+from .rollout import Collector, Rollout, RolloutStats, bootstrap_gamma
 from .update import UpdateSettings, ppo_update
 
 
@@ -103,7 +103,7 @@ class BatchedTrainer(RunSchedule):
             self.collector = (LaneCollector if lanes else Collector)(
                 self.games,
                 self.model,
-                cfg.gamma,
+                bootstrap_gamma(cfg),
                 cfg.features == "advice",
                 self.device,
                 self.generator,
@@ -154,6 +154,7 @@ class BatchedTrainer(RunSchedule):
         self.last_magnet = 0
         state: dict[str, Any] = {}
         self._step = 0
+        self.learning_began = time.perf_counter()
         if ckpt is None:
             if cfg.imitate is not None:
                 self.learn_teacher(cfg.imitate)
@@ -184,10 +185,20 @@ class BatchedTrainer(RunSchedule):
         self._step = step
 
     def train(self) -> None:
-        while self._step < self.cfg.total_timesteps:
+        self.learning_began = time.perf_counter()
+        while self._step < self.cfg.total_timesteps and self.progress() < 1.0:
             self.at_boundary(self._step)
             if not self.iterate():
                 return  # interrupted: the rollout is dropped
+
+    def progress(self) -> float:
+        """How far the run is, 0 to 1: its steps' share of ``total_timesteps``, or of
+        ``max_seconds`` the seconds this process has learnt for, whichever is larger."""
+        done = self._step / self.cfg.total_timesteps
+        if self.cfg.max_seconds is not None:
+            seconds = time.perf_counter() - self.learning_began
+            done = max(done, seconds / self.cfg.max_seconds)
+        return min(done, 1.0)
 
     def iterate(self) -> bool:
         """One rollout and the update on it, logged; False if interrupted meanwhile.
@@ -205,7 +216,7 @@ class BatchedTrainer(RunSchedule):
             return False
         collected = time.perf_counter()
         self._step += cfg.rollout_size
-        weights, lr = self.weights(self._step / cfg.total_timesteps)
+        weights, lr = self.weights(self.progress())
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         samples = self.rollout.samples(cfg.gamma, cfg.gae_lambda)

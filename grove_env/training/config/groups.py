@@ -8,7 +8,7 @@ carries its docstring (pydantic reads it as the field's description). No torch h
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -48,16 +48,25 @@ class OpponentMix(BaseModel):
     """The gauntlet's ``bluffer``: a first player who swaps and accuses to mislead."""
     heuristic_trust: Float = Field(0.0, ge=0.0, alias="heuristic-trust")
     """The first heuristic (``heuristic-trust``); slow per move, unlike the others."""
+    agents: dict[AgentSpec, Annotated[Float, Field(ge=0.0)]] = {}
+    """Any other agents by their spec, each with its weight (``{"zoo:revised-3p": 1.0}``,
+    ``{"ppo:runs/x": 0.5}``): a frozen policy the learner meets as it plays everywhere
+    else (a learned best response trains against one, :mod:`grove_env.training.bestresponse`).
+    A kind named above keeps its own key."""
 
     @model_validator(mode="after")
     def _positive_sum(self) -> OpponentMix:
+        named = set(self.model_dump(by_alias=True, exclude={"agents"}))
+        twice = sorted(named.intersection(self.agents))
+        if twice:
+            raise ValueError(f"agents: {twice[0]!r} has its own key: set opponents.{twice[0]}")
         if sum(self.weights().values()) <= 0:
             raise ValueError("weights must have a positive sum")
         return self
 
     def weights(self) -> dict[str, float]:
         """Weight per opponent kind, keyed by its spec (``live``, ``pool`` or an agent)."""
-        return self.model_dump(by_alias=True)
+        return {**self.model_dump(by_alias=True, exclude={"agents"}), **self.agents}
 
 
 class TableFields(BaseModel):
@@ -82,7 +91,12 @@ class TableFields(BaseModel):
     """``outcome``: zero-sum rank reward at the end; ``markers``: dense per round;
     ``win``: win points minus the fair share at the end (what win share measures)."""
     max_rounds: Int = Field(100, ge=1)
-    """Rounds after which an unfinished game is truncated (value bootstrapped)."""
+    """Rounds after which an unfinished game is truncated (see ``truncation``)."""
+    truncation: Literal["bootstrap", "end"] = "bootstrap"
+    """A game cut off at ``max_rounds``: ``bootstrap``: its value is bootstrapped from the
+    learner's last observation (the game would go on); ``end``: the cut is its end, worth
+    nothing more (a game of ``max_rounds`` rounds: with ``max_rounds: 1`` and ``reward:
+    markers``, the one round the exact NashConv measures). ``backend: batched`` only."""
 
     @field_validator("name")
     @classmethod

@@ -45,6 +45,11 @@ class PPOFields(BaseModel):
 
     total_timesteps: Int = Field(1_000_000, ge=1)
     """Learner decisions to train for (one per VecEnv slot per step)."""
+    max_seconds: Annotated[Float, Field(gt=0.0)] | None = None
+    """Wall seconds of learning after which a ``backend: batched`` run ends as if it had
+    reached ``total_timesteps`` (the annealed settings, ``lr_schedule`` and the ``_end``
+    values, follow the larger of the two fractions; counted from the start of this
+    process's learning, so a resume gets them again); ``null``: the steps alone."""
     num_envs: Int = Field(512, ge=1)
     """Games played side by side; each is one VecEnv slot with one learner seat."""
     n_steps: Int = Field(32, ge=1)

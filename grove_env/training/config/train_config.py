@@ -84,6 +84,7 @@ one of them must say ``backend: batched``."""
 
 RESUMABLE_FIELDS = (
     "total_timesteps",
+    "max_seconds",
     "eval_every",
     "eval_games",
     "exploit_every",
@@ -141,6 +142,15 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         return self
 
     @model_validator(mode="after")
+    def _agents_that_play_the_tables(self) -> TrainConfig:
+        for spec, weight in self.opponents.agents.items():
+            for rules, n in self.table_list():
+                refusal = table_refusal(spec, rules, n) if weight > 0 else None
+                if refusal is not None:
+                    raise ValueError(f"opponents.agents {spec!r}: {refusal}")
+        return self
+
+    @model_validator(mode="after")
     def _envs_per_table(self) -> TrainConfig:
         if len(self.table_list()) > self.num_envs:
             raise ValueError(f"num_envs must be at least the {len(self.table_list())} tables")
@@ -150,6 +160,10 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
     def _what_the_backend_reads(self) -> TrainConfig:
         default = EquilibriumFields()
         changed = [k for k in BATCHED_ONLY if getattr(self, k) != getattr(default, k)]
+        if self.max_seconds is not None:
+            changed.append("max_seconds")
+        if self.truncation != "bootstrap":
+            changed.append("truncation")
         if changed and self.backend != "batched":
             raise ValueError(
                 f"{', '.join(changed)}: read by the batched backend only; set backend=batched"
