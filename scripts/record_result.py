@@ -46,7 +46,7 @@ from typing import Any
 
 from grove_env.versions import versions
 
-KINDS = ("gauntlet", "nashconv", "training", "benchmark", "curves", "sweeps")
+KINDS = ("gauntlet", "nashconv", "training", "benchmark", "curves", "sweeps", "bestresponse")
 """What the pages know how to show; any other kind is shown as a table of its figures."""
 
 VERSIONS = ("grove-env", "numpy", "torch", "stable-baselines3")

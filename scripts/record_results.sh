@@ -3,7 +3,8 @@
 # machine runs in about a quarter of an hour; then the pages are rewritten from them.
 # Run from the repository root with the project's environment first on PATH
 # (PATH=.venv/bin:$PATH). Each line may be run alone; a record is replaced, never merged.
-# Set ONLY=<kind> (gauntlet, nashconv, training, benchmark, sweeps) to record one kind.
+# Set ONLY=<kind> (gauntlet, nashconv, training, benchmark, sweeps, bestresponse) to
+# record one kind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=docs/results/data
@@ -36,6 +37,18 @@ rec nashconv revised-2p-game-cfr-round python -m grove_env.analysis nashconv \
 
 rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
     --rules classic --players 4 --agent random --json
+# learned best responses, lower bounds (about 12 minutes each): checked where the exact
+# figure exists (revised 3p whole game, classic 4p one round), the measure beyond it
+br() { rec bestresponse "$1" python -m grove_env.training.bestresponse --eval-games 10000 \
+       --json --runs-root runs/bestresponse --set progress=false "${@:2}"; }
+br classic-4p-round-random --rules classic --players 4 --agent random --steps 6e6 \
+    --seconds 480 --exact
+for agent in heuristic zoo:revised-3p; do
+    br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
+        --whole-game --steps 3e7 --seconds 720
+done
+br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whole-game \
+    --steps 3e7 --seconds 600
 # the league: a fresh games file (a kept one would be resumed, and only its new games timed)
 rm -f docs/results/league/classic-4p-games.json
 rec league classic-4p python -m grove_env.agents.cli.league --rules classic --players 4 \

@@ -42,6 +42,7 @@ TITLES = {
     "training": "Training runs",
     "curves": "NashConv curves of training methods",
     "sweeps": "Sweeps of the trainer's settings",
+    "bestresponse": "Learned best responses (lower bounds)",
     "benchmark": "Benchmarks",
     "league": "League",
 }
@@ -255,6 +256,60 @@ def sweeps_page(records: list[Record]) -> list[str]:
     return lines
 
 
+def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str]:
+    """``python -m grove_env.training.bestresponse --json`` records: each bound, and the
+    exact NashConv beside it where the analysis has it (the record's own ``--exact``, or
+    the exploitability page's ``nashconv`` record of the same agent and game)."""
+    exact = {
+        (r["rules"], r["players"], r["whole_game"], r["agent"]): r["nash_conv"]
+        for _, rec in nashconv
+        for r in [rec["result"]]
+    }
+    rows, made = [], []
+    for name, record in records:
+        r = record["result"]
+        found = (r.get("exact") or {}).get("nash_conv")
+        found = exact.get((r["rules"], r["players"], r["whole_game"], r["agent"]), found)
+        low, high = r["lower_bound_interval"]
+        ratio = (
+            ""
+            if not found
+            else f"{r['lower_bound'] / found:.3f} [{low / found:.3f}, {high / found:.3f}]"
+        )
+        rows.append([
+            r["rules"], r["players"], "whole game" if r["whole_game"] else "one round",
+            f"`{r['agent']}`", f"{r['lower_bound']:.4f} [{low:.4f}, {high:.4f}]",
+            "" if not found else f"{found:.4f}", ratio, r["steps"], r["seconds_per_seat"],
+        ])  # fmt: skip
+        made += [f"### {name}", "", *provenance("bestresponse", name, record)]
+    return [
+        "A best response learned by PPO (`python -m grove_env.training.bestresponse`, the",
+        "trainer's front door) against `n - 1` copies of the frozen policy, then each seat",
+        "played in fresh games: the sum of the seats' gains is a **lower bound** on NashConv",
+        "(95% interval over the games), the measure where the exact one is out of reach (the",
+        "whole game beyond 3 players). Where the exact figure exists it stands beside the",
+        "bound, with the share recovered: that is how the bound is checked.",
+        "",
+        *table(
+            [
+                "rules",
+                "players",
+                "game",
+                "policy",
+                "lower bound [95%]",
+                "exact",
+                "recovered [95%]",
+                "steps",
+                "s per seat",
+            ],
+            rows,
+        ),  # fmt: skip
+        "## How each figure was made",
+        "",
+        *made,
+    ]
+
+
 def benchmark_page(records: list[Record]) -> list[str]:
     """The benchmarks: each record's figures in named columns (:mod:`results_tables`)."""
     lines = []
@@ -275,11 +330,19 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
 }
 
 
-def page(kind: str, records: list[Record], nash_convs: NashConvs | None = None) -> str:
-    """The MyST text of ``docs/results/<kind>.md`` (the league's with ``nash_convs``)."""
+def page(
+    kind: str,
+    records: list[Record],
+    nash_convs: NashConvs | None = None,
+    nashconv: list[Record] | None = None,
+) -> str:
+    """The MyST text of ``docs/results/<kind>.md`` (the league's with ``nash_convs``, the
+    learned best responses' with the ``nashconv`` records)."""
     maker = PAGE_MAKERS.get(kind, benchmark_page)
     if kind == "league":
         maker = lambda found: league_page(found, nash_convs or {})  # noqa: E731
+    if kind == "bestresponse":
+        maker = lambda found: bestresponse_page(found, nashconv or [])  # noqa: E731
     body = maker(records) if records else ["No records yet (see [Results](index.md))."]
     head = [
         f"# {TITLES.get(kind, kind.capitalize())}",
@@ -304,7 +367,10 @@ def outputs(
     kinds = {kind: [] for kind in TITLES} | load(data)
     cards = zoo_cards(zoo)
     nash_convs = exact_nash_convs(kinds["nashconv"], cards)
-    out = {pages / f"{kind}.md": page(kind, records, nash_convs) for kind, records in kinds.items()}
+    out = {
+        pages / f"{kind}.md": page(kind, records, nash_convs, kinds["nashconv"])
+        for kind, records in kinds.items()
+    }
     out[pages / "zoo-cards.md"] = zoo_page(cards)
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
