@@ -15,9 +15,11 @@ from grove_env.training.measure.exploit import GAME, nashconv_column
 from grove_env.training.sweep import cli
 from grove_env.training.sweep.spec import load_sweep
 from grove_env.training.sweep.study import (
+    TrialError,
     draw,
     finished,
     open_study,
+    run_value,
     settings_key,
 )
 
@@ -114,6 +116,18 @@ def test_bundles_and_conditions_set_their_fields(tmp_path: Path) -> None:
     )  # fmt: skip
     assert (mmd.magnet, mmd.magnet_coef, mmd.net_arch) == ("uniform", 0.1, [16])
     assert nashconv_column(mmd) == GAME  # two players: the whole game
+
+
+def test_a_run_that_measured_nothing_fails_its_trial_in_one_line(tmp_path: Path) -> None:
+    sweep = load_sweep(write_sweep(tmp_path))
+    params = {"learning_rate": 1e-3, "loss": "ppo", "net_arch": "two"}
+    cfg = sweep.trial_config(params, 0, tmp_path / "r")
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "metrics.csv").write_text(f"step,wall_time_s,{GAME}\n4096,1.0,\n")
+    with pytest.raises(TrialError, match="measured no NashConv"):
+        run_value(sweep, cfg)
+    (tmp_path / "r" / "metrics.csv").write_text(f"step,wall_time_s,{GAME}\n4096,1.0,0.5\n")
+    assert run_value(sweep, cfg) == 0.5
 
 
 def test_a_condition_draws_its_entry_only_on_its_branch(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ try:  # Optuna is the sweep extra: without it the command says so in one line
         sweep_result,
         sweep_table,
     )
-    from grove_env.training.sweep.study import TrialInterrupted, fresh_runs, run_sweep
+    from grove_env.training.sweep.study import TrialError, TrialInterrupted, fresh_runs, run_sweep
 
     MISSING = None
 except ModuleNotFoundError as e:
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             atomic_write_text(args.json, json.dumps(result, indent=1) + "\n")
         print(sweep_table(result), end="")
         return 0
-    except (ConfigFileError, RunDirError, OSError, RuntimeError) as e:
+    except (ConfigFileError, RunDirError, OSError, TrialError) as e:
         return _fail(e, EXIT_ERROR)
     except ConfigError as e:
         return _fail(e, EXIT_USAGE)

@@ -41,6 +41,10 @@ class TrialInterrupted(KeyboardInterrupt):
     """A trial's training was interrupted (its checkpoint is saved)."""
 
 
+class TrialError(Exception):
+    """A trial's run stopped with an error, or measured no NashConv (one line)."""
+
+
 def settings_key(params: dict[str, Any]) -> str:
     """A short name for a trial's settings: the same settings, the same run directories."""
     text = json.dumps(params, sort_keys=True, default=str)
@@ -55,14 +59,14 @@ def train_once(cfg: TrainConfig) -> None:
     if code == front.EXIT_INTERRUPTED:
         raise TrialInterrupted(f"interrupted in {run_dir}")
     if code:
-        raise RuntimeError(f"the run in {run_dir} stopped with exit code {code}")
+        raise TrialError(f"the run in {run_dir} stopped with exit code {code}")
 
 
 def run_value(sweep: Sweep, cfg: TrainConfig) -> float:
     """The objective of one finished run (module doc)."""
     points = nashconv_curve(Path(cfg.run_dir or ""), nashconv_column(cfg))
     if not points:
-        raise RuntimeError(f"the run in {cfg.run_dir} measured no NashConv")
+        raise TrialError(f"the run in {cfg.run_dir} measured no NashConv")
     values = [v for _, _, v in points]
     return values[-1] if sweep.spec.objective == "last" else min(values)
 
