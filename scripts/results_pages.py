@@ -32,6 +32,7 @@ from results_records import DATA, ROOT, Record, load, provenance, run_on, table
 from results_tables import benchmark_tables, share, zoo_cards, zoo_page
 
 from grove_env.training.run.directory import nash_conv_line
+from grove_env.training.sweep.spec import last_iterates
 
 PAGES = ROOT / "docs" / "results"
 README = ROOT / "README.md"
@@ -241,12 +242,12 @@ def sweeps_page(records: list[Record]) -> list[str]:
             lines += ["What mattered (fANOVA: the share of the NashConv's variance across",
                       "trials that each setting explains):", ""]  # fmt: skip
             lines += table(["setting", "importance"], list(result["importances"].items()))
-        fresh_rows = []
-        for label, found in result["fresh"].items():
-            lasts = [points[-1][2] for points in found["runs"].values() if points]
-            steps = max(points[-1][0] for points in found["runs"].values() if points)
-            fresh_rows.append([label, found["sweep_value"], steps, statistics.median(lasts),
-                               min(lasts), max(lasts), len(lasts)])  # fmt: skip
+        fresh_rows = [
+            [label, found["sweep_value"], *summary.values()]
+            for label, found in result["fresh"].items()
+            for summary in [last_iterates(found)]
+            if summary is not None
+        ]
         if fresh_rows:
             lines += ["The best settings on fresh seeds (NashConv of the last iterate):", ""]
             header = ["setting", "in the sweep", "steps", "median", "lowest", "highest", "seeds"]

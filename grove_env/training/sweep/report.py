@@ -21,7 +21,7 @@ import optuna
 import yaml
 
 from grove_env.training.run.directory import atomic_write_text
-from grove_env.training.sweep.spec import Sweep
+from grove_env.training.sweep.spec import Sweep, last_iterates
 from grove_env.training.sweep.study import finished
 
 
@@ -84,11 +84,10 @@ def sweep_table(result: dict) -> str:
         lines += ["", "Importance (fANOVA share of the variance across trials):", ""]
         lines += [f"- `{k}`: {v:.3f}" for k, v in result["importances"].items()]
     for label, found in result["fresh"].items():
-        lasts = [points[-1][2] for points in found["runs"].values() if points]
-        if lasts:
-            lines.append(f"- fresh seeds, {label}: last NashConv median "
-                         f"{statistics.median(lasts):.4f}, range {min(lasts):.4f} to "
-                         f"{max(lasts):.4f}")  # fmt: skip
+        last = last_iterates(found)
+        if last is not None:
+            lines.append(f"- fresh seeds, {label}: last NashConv median {last['median']:.4f}, "
+                         f"range {last['lowest']:.4f} to {last['highest']:.4f}")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,7 @@ error before the first trial trains.
 from __future__ import annotations
 
 import math
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,21 @@ def _condition(sweep: Sweep, name: str, param: Param, earlier: dict[str, Param])
         value = options[allowed[0]]
         context.update(value if other not in TrainConfig.model_fields else {other: value})
     return context
+
+
+def last_iterates(found: dict[str, Any]) -> dict[str, float] | None:
+    """A best setting's fresh re-runs (a ``--json`` record's ``fresh`` entry): the steps
+    they reached, and the median, lowest and highest NashConv of their last iterates
+    over the seeds; ``None`` where no run measured one. The sweep's table and the
+    results pages both read it."""
+    runs = [points for points in found["runs"].values() if points]
+    if not runs:
+        return None
+    lasts = [points[-1][2] for points in runs]
+    return {
+        "steps": max(points[-1][0] for points in runs),
+        "median": statistics.median(lasts),
+        "lowest": min(lasts),
+        "highest": max(lasts),
+        "seeds": len(lasts),
+    }
