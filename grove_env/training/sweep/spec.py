@@ -4,13 +4,13 @@ A sweep file names a training config (``base``, relative to the sweep file), set
 every trial shares (``set``: the step budget, ``exploit_every``, no final gauntlet), and
 the ``space`` of settings the sampler draws. Each entry of the space is one of:
 
-========================================  ===================================================
-``{low: 1.0e-4, high: 3.0e-3, log: true}``  a number between ``low`` and ``high`` (``log``:
-                                          drawn on a log scale; ``integer: true`` for counts)
-``{choice: [constant, linear]}``           one of the values
-``{choice: {small: [64, 64], ...}}``       one of the named values (the sampler sees the names:
-                                          a list or a mapping is not a value it can store)
-========================================  ===================================================
+============================================  ===================================================
+``{low: 1.0e-4, high: 3.0e-3, log: true}``    a number between ``low`` and ``high`` (``log``:
+                                              drawn on a log scale; ``integer: true`` for counts)
+``{choice: [constant, linear]}``              one of the values
+``{choice: {small: [64, 64], ...}}``          one of the named values (the sampler sees the names:
+                                              a list or a mapping is not a value it can store)
+============================================  ===================================================
 
 An entry's name is a training config field, which the drawn value sets; or else it names
 a *bundle*: a ``choice`` whose every value is a mapping of fields set together (``loss:
