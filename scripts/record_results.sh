@@ -47,6 +47,8 @@ for agent in heuristic zoo:revised-3p; do
     br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
         --whole-game --steps 3e7 --seconds 720
 done
+br revised-3p-game-heuristic-imitate --rules revised --players 3 --agent heuristic \
+    --whole-game --steps 3e7 --seconds 720 --set imitate=heuristic  # warm start: its moves
 br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whole-game \
     --steps 3e7 --seconds 600
 # the league: a fresh games file (a kept one would be resumed, and only its new games timed)

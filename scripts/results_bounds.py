@@ -28,7 +28,7 @@ def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str
             else f"{r['lower_bound'] / found:.3f} [{low / found:.3f}, {high / found:.3f}]"
         )
         rows.append([
-            r["rules"], r["players"], "whole game" if r["whole_game"] else "one round",
+            name, r["rules"], r["players"], "whole game" if r["whole_game"] else "one round",
             f"`{r['agent']}`", f"{r['lower_bound']:.4f} [{low:.4f}, {high:.4f}]",
             "" if not found else f"{found:.4f}", ratio, r["steps"], r["seconds_per_seat"],
         ])  # fmt: skip
@@ -43,6 +43,7 @@ def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str
         "",
         *table(
             [
+                "record",
                 "rules",
                 "players",
                 "game",
