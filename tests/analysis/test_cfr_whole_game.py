@@ -88,10 +88,17 @@ def test_the_shipped_whole_game_file_holds_the_documented_arrays(rules, n, scale
         assert int(f["max_rounds"]) == 100 and str(f["table"]) == f"{rules} {n}"
 
 
-@pytest.mark.parametrize("rules", ["classic", "revised"])
-def test_cfr_plays_legal_moves_from_the_shipped_whole_game_file(rules):
-    env = grove_v1.raw_env(num_players=2, rules=rules, max_rounds=120, illegal_action="raise")
-    agents = [make_agent("cfr", seed=0), make_agent("cfr-round", seed=1)]
+@pytest.mark.parametrize(
+    ("rules", "n", "specs"),
+    [
+        ("classic", 2, ["cfr", "cfr-round"]),
+        ("revised", 2, ["cfr", "cfr-round"]),
+        ("revised", 3, ["cfr"]),
+    ],  # fmt: skip
+)
+def test_cfr_plays_legal_moves_from_the_shipped_whole_game_file(rules, n, specs):
+    env = grove_v1.raw_env(num_players=n, rules=rules, max_rounds=120, illegal_action="raise")
+    agents = [make_agent(spec, seed=i) for i, spec in enumerate(specs)]
     rounds = []
     for game in range(4):
         env.reset(seed=game)
@@ -100,7 +107,7 @@ def test_cfr_plays_legal_moves_from_the_shipped_whole_game_file(rules):
             if terminated or truncated:
                 env.step(None)
                 continue
-            agent = agents[(env.agents.index(name) + game) % 2]
+            agent = agents[(env.agents.index(name) + game) % len(agents)]
             probs = policy_of(agent)(obs["observation"][None], obs["action_mask"][None])[0]
             assert probs.sum() == pytest.approx(1.0) and (probs[obs["action_mask"] == 0] == 0).all()
             env.step(agent.act(obs))
@@ -175,19 +182,3 @@ def test_a_file_stored_smaller_is_measured_as_the_cfr_agent_plays_it(tmp_path, c
     assert f"NashConv {measured:.6f}" in capsys.readouterr().out
     assert small.main([str(tmp_path / "small.npz"), str(tmp_path / "again.npz")]) == 1
     assert "stores uint8, not uint16" in capsys.readouterr().err
-
-
-def test_cfr_plays_legal_moves_at_revised_three_players():
-    env = grove_v1.raw_env(num_players=3, rules="revised", illegal_action="raise")
-    agent = make_agent("cfr", seed=0)
-    for game in range(3):
-        env.reset(seed=game)
-        for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            probs = policy_of(agent)(obs["observation"][None], obs["action_mask"][None])[0]
-            assert probs.sum() == pytest.approx(1.0) and (probs[obs["action_mask"] == 0] == 0).all()
-            env.step(agent.act(obs))
-        assert env.unwrapped.game.round > 1
