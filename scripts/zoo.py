@@ -158,9 +158,9 @@ def install(run_dir: Path, target: Path) -> Path:
     return policy
 
 
-def nash_conv_figures(policy: Path, rules: str, n: int) -> dict[str, float | None]:
-    """The card's NashConv: one round (2 to 4 players), the whole game (2, revised 3)."""
-    actor, card = load_actor(policy)
+def nash_conv_figures(actor: Any, card: Any, rules: str, n: int) -> dict[str, float | None]:
+    """The card's NashConv of a loaded policy (:func:`load_actor`): one round (2 to 4
+    players), the whole game (2, revised 3)."""
     agent = PPOAgent(actor, deterministic=plays_greedy(card, None))  # as zoo: plays it
     # One round at 5 players is beyond the exact analysis here (memory and hours).
     measured = final_nash_conv(agent, rules, n) if n <= 4 else {}
@@ -178,15 +178,15 @@ def remeasure(table: str, out: Path | None) -> dict[str, Any]:
     if not path.is_file():
         raise CommandError(f"no card for {table} at {str(path)!r}: train it first")
     card = json.loads(path.read_text(encoding="utf-8"))
-    card["nash_conv"] = nash_conv_figures(folder / ZOO_POLICY, rules, n)
+    card["nash_conv"] = nash_conv_figures(*load_actor(folder / ZOO_POLICY), rules, n)
     path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card
 
 
 def measure(policy: Path, rules: str, n: int, games: int, workers: int) -> dict[str, Any]:
     """The card's figures: NashConv (:func:`nash_conv_figures`), the gauntlet."""
-    _, card = load_actor(policy)
-    figures = nash_conv_figures(policy, rules, n)
+    actor, card = load_actor(policy)
+    figures = nash_conv_figures(actor, card, rules, n)
     gauntlet = run_gauntlet(f"ppo:{policy}", rules, n, games=games, workers=workers).to_dict()
     del gauntlet["agent"]  # a path of the machine that measured it
     return {"steps": card.step, "nash_conv": figures, "gauntlet": gauntlet}

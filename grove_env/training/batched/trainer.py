@@ -186,7 +186,7 @@ class BatchedTrainer(RunSchedule):
 
     def train(self) -> None:
         self.learning_began = time.perf_counter()
-        while self._step < self.cfg.total_timesteps and self.progress() < 1.0:
+        while self.progress() < 1.0:  # the steps' share or the seconds', the larger
             self.at_boundary(self._step)
             if not self.iterate():
                 return  # interrupted: the rollout is dropped
