@@ -6,6 +6,25 @@ from __future__ import annotations
 
 from results_records import Record, provenance, table
 
+Bounds = dict[tuple[str, int, bool, str], float]
+"""``(rules, players, whole game, agent spec) -> lower bound`` (:func:`lower_bounds`)."""
+
+
+def lower_bounds(records: list[Record]) -> Bounds:
+    """Each learned lower bound by table, game and agent; where several records measure the
+    same, the highest (each is a valid bound)."""
+    out: Bounds = {}
+    for _, record in records:
+        r = record["result"]
+        key = (r["rules"], r["players"], r["whole_game"], r["agent"])
+        out[key] = max(out.get(key, r["lower_bound"]), r["lower_bound"])
+    return out
+
+
+def at_least(bound: float) -> str:
+    """A lower bound as the pages show it beside exact figures."""
+    return f"≥ {bound:.4f}"
+
 
 def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str]:
     """``python -m grove_env.training.bestresponse --json`` records: each bound, and the

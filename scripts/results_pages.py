@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from results_bounds import bestresponse_page  # scripts/, beside this one
+from results_bounds import Bounds, at_least, bestresponse_page, lower_bounds  # scripts/
 from results_league import NashConvs, exact_nash_convs, league_page
 from results_records import DATA, ROOT, Record, load, provenance, run_on, table
 from results_tables import benchmark_tables, share, zoo_cards, zoo_page
@@ -123,17 +123,24 @@ def column(agent: str) -> str:
     return "zoo" if agent.startswith("zoo:") else agent
 
 
-def nashconv_page(records: list[Record]) -> list[str]:
-    cells: dict[tuple[str, int, str], dict[str, float]] = {}
+def nashconv_page(records: list[Record], bounds: Bounds | None = None) -> list[str]:
+    """The exact records, and beside them the learned lower ``bounds`` (``≥ x``) of the
+    cells that have no exact record (the whole game beyond 3 players)."""
+    four = "{:.4f}".format  # one format for every NashConv
+    cells: dict[tuple[str, int, str], dict[str, str]] = {}
     for _, record in records:
         r = record["result"]
         game = "whole game, outcome" if r["whole_game"] else "one round, markers"
-        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = r["nash_conv"]
-    found = {column(record["result"]["agent"]) for _, record in records}
+        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = four(
+            r["nash_conv"]
+        )
+    for (rules, players, whole, agent), bound in (bounds or {}).items():
+        game = "whole game, outcome" if whole else "one round, markers"
+        cells.setdefault((rules, players, game), {}).setdefault(column(agent), at_least(bound))
+    found = {a for v in cells.values() for a in v}
     agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
-    four = "{:.4f}".format  # one format for every NashConv
     rows = [
-        [rules, players, game, *("" if a not in v else four(v[a]) for a in agents)]
+        [rules, players, game, *(v.get(a, "") for a in agents)]
         for (rules, players, game), v in sorted(cells.items())
     ]
     made = [
@@ -148,7 +155,8 @@ def nashconv_page(records: list[Record]) -> list[str]:
         "reward; the whole game the `outcome` reward, from -1 to 1. `zoo` is the table's",
         "shipped policy (`zoo:<rules>-<n>p`). A blank cell is a figure not measured: the",
         "whole game is exact at 2 and 3 players only, and `cfr` plays the tables it ships",
-        "a solution for (`cfr-round`: 2 players).",
+        "a solution for (`cfr-round`: 2 players). Where no exact figure is recorded, `≥ x` is",
+        "a learned best response's lower bound ([its page](bestresponse.md)).",
         "",
         *table(["rules", "players", "game, unit", *agents], rows),
         "## How each figure was made",
@@ -283,10 +291,14 @@ def page(
     records: list[Record],
     nash_convs: NashConvs | None = None,
     nashconv: list[Record] | None = None,
+    bounds: Bounds | None = None,
 ) -> str:
     """The MyST text of ``docs/results/<kind>.md`` (the league's with ``nash_convs``, the
-    learned best responses' with the ``nashconv`` records)."""
+    learned best responses' with the ``nashconv`` records, the exploitability page's with
+    the learned lower ``bounds`` where nothing exact is recorded)."""
     maker = PAGE_MAKERS.get(kind, benchmark_page)
+    if kind == "nashconv":
+        maker = lambda found: nashconv_page(found, bounds or {})  # noqa: E731
     if kind == "league":
         maker = lambda found: league_page(found, nash_convs or {})  # noqa: E731
     if kind == "bestresponse":
@@ -315,11 +327,12 @@ def outputs(
     kinds = {kind: [] for kind in TITLES} | load(data)
     cards = zoo_cards(zoo)
     nash_convs = exact_nash_convs(kinds["nashconv"], cards)
+    bounds = lower_bounds(kinds["bestresponse"])
     out = {
-        pages / f"{kind}.md": page(kind, records, nash_convs, kinds["nashconv"])
+        pages / f"{kind}.md": page(kind, records, nash_convs, kinds["nashconv"], bounds)
         for kind, records in kinds.items()
     }
-    out[pages / "zoo-cards.md"] = zoo_page(cards)
+    out[pages / "zoo-cards.md"] = zoo_page(cards, lower_bounds(kinds["bestresponse"]))
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
     return out

@@ -189,8 +189,22 @@ def zoo_cards(zoo: Path) -> list[tuple[str, dict[str, Any] | None]]:
     return out
 
 
-def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
-    """The MyST text of ``docs/results/zoo-cards.md``: one row per table from its card."""
+def whole_game(card: dict[str, Any], bounds: dict[tuple[str, int, bool, str], float]) -> Any:
+    """The zoo card's whole-game cell: its exact NashConv, else ``≥`` a learned bound."""
+    exact = card["nash_conv"]["whole_game_outcome"]
+    rules, players = card["spec"].removeprefix("zoo:").split("-")
+    bound = bounds.get((rules, int(players.removesuffix("p")), True, card["spec"]))
+    return exact if exact is not None or bound is None else f"≥ {bound:.4f}"
+
+
+def zoo_page(
+    cards: list[tuple[str, dict[str, Any] | None]],
+    bounds: dict[tuple[str, int, bool, str], float] | None = None,
+) -> str:
+    """The MyST text of ``docs/results/zoo-cards.md``: one row per table from its card.
+
+    The whole game's cell is the card's exact figure, else the learned lower bound of the
+    card's policy from ``bounds`` (``results_bounds.lower_bounds``), shown as ``≥ x``."""
     rows, sources = [], []
     for name, card in cards:
         if card is None:
@@ -202,7 +216,7 @@ def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
         rows.append([
             f"`{card['spec']}`", PLAYS[card["config"]["as_used"].get("play", "greedy")],
             card["steps"],
-            card["train_seconds"], nc["one_round_markers"], nc["whole_game_outcome"],
+            card["train_seconds"], nc["one_round_markers"], whole_game(card, bounds or {}),
             "" if worst is None else f"{worst['opponent']} {share(worst)}",
             share(cells["heuristic"]) if "heuristic" in cells else "",
             share(cells["random"]) if "random" in cells else "",
@@ -217,7 +231,9 @@ def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
                ("NashConv, whole game (outcome)", "nashconv"), ("worst style", "text"),
                ("vs heuristic", "text"), ("vs random", "text")]  # fmt: skip
     blank = ("a figure not measured: NashConv is exact at 2 to 4 players only, the whole "
-             "game at 2 and 3 only, and at classic 3p it takes hours for a network")  # fmt: skip
+             "game at 2 and 3 only (at classic 3p it takes hours for a network); beyond, "
+             "`≥ x` is a learned best response's lower bound (the learned best responses' "
+             "page), and a blank one has not been run")  # fmt: skip
     lines = [
         "# The zoo",
         "",
@@ -226,7 +242,8 @@ def zoo_page(cards: list[tuple[str, dict[str, Any] | None]]) -> str:
         "The trained policy shipped for each table, as `zoo:<rules>-<n>p` plays it, from its",
         "card (`grove_env/data/zoo/<rules>_<n>p/card.json`, written by `scripts/zoo.py`,",
         "which `make zoo` runs): exact NashConv of one round from the start of a game (2 to",
-        "4 players) and of the whole game (2 players and revised 3), and the gauntlet's win shares",
+        "4 players) and of the whole game (2 players and revised 3; a learned lower bound",
+        "`≥ x` at 4 and 5), and the gauntlet's win shares",
         "with their 95% intervals. The exploitability page puts random and the heuristic",
         "beside them.",
         "",

@@ -165,3 +165,25 @@ def test_the_league_page_shows_each_rating_with_the_nashconv_already_measured() 
     assert f"{row} | {zoo['games']:,} | 0.0939 |" in text
     assert "| random | 0 | [0, 0] |" in text
     assert "| zoo:classic-4p |" in pages.page("league", [("classic-4p", record)])
+
+
+def test_a_learned_bound_fills_only_the_cells_with_no_exact_figure() -> None:
+    bounds = load_script("results_bounds")
+    tables = load_script("results_tables")
+    exact = json.loads((DATA / "nashconv" / "revised-3p-game-zoo.json").read_text())
+    bound = json.loads((DATA / "bestresponse" / "revised-4p-game-zoo.json").read_text())
+    found = bounds.lower_bounds([("b", bound)])
+    assert found == {("revised", 4, True, "zoo:revised-4p"): bound["result"]["lower_bound"]}
+    shown = f"≥ {bound['result']['lower_bound']:.4f}"
+    text = pages.page("nashconv", [("x", exact)], bounds=found)
+    assert f"| revised | 4 | whole game, outcome | {shown} |" in text
+    assert f"| revised | 3 | whole game, outcome | {exact['result']['nash_conv']:.4f} |" in text
+    # an exact record of the same cell wins over the bound
+    found[("revised", 3, True, "zoo:revised-3p")] = 0.01
+    assert "≥ 0.0100" not in pages.page("nashconv", [("x", exact)], bounds=found)
+    cards = dict(tables.zoo_cards(ROOT / "grove_env" / "data" / "zoo"))
+    card, three = cards["revised-4p"], cards["revised-3p"]
+    assert card is not None and three is not None
+    assert tables.whole_game(card, found) == shown
+    assert tables.whole_game(card, {}) is None
+    assert tables.whole_game(three, found) == three["nash_conv"]["whole_game_outcome"]
