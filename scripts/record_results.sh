@@ -51,6 +51,15 @@ br revised-3p-game-heuristic-imitate --rules revised --players 3 --agent heurist
     --whole-game --steps 3e7 --seconds 720 --set imitate=heuristic  # warm start: its moves
 br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whole-game \
     --steps 3e7 --seconds 600
+# the whole game beyond 3 players, 4 minutes of training a table: the cards' `≥ x` cells
+br revised-5p-game-zoo --rules revised --players 5 --agent zoo:revised-5p --whole-game \
+    --steps 3e7 --seconds 240
+for agent in heuristic random; do
+    br "revised-4p-game-$agent" --rules revised --players 4 --agent "$agent" --whole-game \
+        --steps 3e7 --seconds 240
+done
+br classic-4p-game-zoo --rules classic --players 4 --agent zoo:classic-4p --whole-game \
+    --steps 3e7 --seconds 240
 # the league: a fresh games file (a kept one would be resumed, and only its new games timed)
 rm -f docs/results/league/classic-4p-games.json
 rec league classic-4p python -m grove_env.agents.cli.league --rules classic --players 4 \
