@@ -35,6 +35,9 @@ done
 rec nashconv revised-2p-game-cfr-round python -m grove_env.analysis nashconv \
     --rules revised --players 2 --agent cfr-round --whole-game --json
 
+rec nashconv classic-3p-game-random python -m grove_env.analysis nashconv \
+    --rules classic --players 3 --agent random --whole-game --json  # about 90 s alone
+
 rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
     --rules classic --players 4 --agent random --json
 # learned best responses, lower bounds (about 12 minutes each): checked where the exact
