@@ -5,9 +5,7 @@ where the analysis has the exact figure. A part of :mod:`results_pages`."""
 from __future__ import annotations
 
 from results_records import Record, provenance, table
-
-Bounds = dict[tuple[str, int, bool, str], float]
-"""``(rules, players, whole game, agent spec) -> lower bound`` (:func:`lower_bounds`)."""
+from results_tables import Bounds
 
 
 def lower_bounds(records: list[Record]) -> Bounds:
@@ -19,11 +17,6 @@ def lower_bounds(records: list[Record]) -> Bounds:
         key = (r["rules"], r["players"], r["whole_game"], r["agent"])
         out[key] = max(out.get(key, r["lower_bound"]), r["lower_bound"])
     return out
-
-
-def at_least(bound: float) -> str:
-    """A lower bound as the pages show it beside exact figures."""
-    return f"≥ {bound:.4f}"
 
 
 def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str]:

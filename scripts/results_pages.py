@@ -26,10 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from results_bounds import Bounds, at_least, bestresponse_page, lower_bounds  # scripts/
+from results_bounds import bestresponse_page, lower_bounds  # scripts/, beside this one
 from results_league import NashConvs, exact_nash_convs, league_page
 from results_records import DATA, ROOT, Record, load, provenance, run_on, table
-from results_tables import benchmark_tables, share, zoo_cards, zoo_page
+from results_tables import Bounds, at_least, benchmark_tables, share, zoo_cards, zoo_page
 
 from grove_env.training.run.directory import nash_conv_line
 from grove_env.training.sweep.spec import last_iterates
@@ -332,7 +332,7 @@ def outputs(
         pages / f"{kind}.md": page(kind, records, nash_convs, kinds["nashconv"], bounds)
         for kind, records in kinds.items()
     }
-    out[pages / "zoo-cards.md"] = zoo_page(cards, lower_bounds(kinds["bestresponse"]))
+    out[pages / "zoo-cards.md"] = zoo_page(cards, bounds)
     if readme.exists():
         out[readme] = readme_text(readme.read_text(), kinds)
     return out

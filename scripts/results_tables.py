@@ -189,17 +189,26 @@ def zoo_cards(zoo: Path) -> list[tuple[str, dict[str, Any] | None]]:
     return out
 
 
-def whole_game(card: dict[str, Any], bounds: dict[tuple[str, int, bool, str], float]) -> Any:
+Bounds = dict[tuple[str, int, bool, str], float]
+"""``(rules, players, whole game, agent spec) -> lower bound`` (``results_bounds.lower_bounds``)."""
+
+
+def at_least(bound: float) -> str:
+    """A learned lower bound as the pages show it beside exact figures."""
+    return f"≥ {bound:.4f}"
+
+
+def whole_game(card: dict[str, Any], bounds: Bounds) -> Any:
     """The zoo card's whole-game cell: its exact NashConv, else ``≥`` a learned bound."""
     exact = card["nash_conv"]["whole_game_outcome"]
     rules, players = card["spec"].removeprefix("zoo:").split("-")
     bound = bounds.get((rules, int(players.removesuffix("p")), True, card["spec"]))
-    return exact if exact is not None or bound is None else f"≥ {bound:.4f}"
+    return exact if exact is not None or bound is None else at_least(bound)
 
 
 def zoo_page(
     cards: list[tuple[str, dict[str, Any] | None]],
-    bounds: dict[tuple[str, int, bool, str], float] | None = None,
+    bounds: Bounds | None = None,
 ) -> str:
     """The MyST text of ``docs/results/zoo-cards.md``: one row per table from its card.
 
