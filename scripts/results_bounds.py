@@ -1,11 +1,13 @@
-"""The learned best responses' page (``python -m grove_env.training.bestresponse``
+"""The NashConv pages, a part of :mod:`results_pages`: the exploitability page (the exact
+``nashconv`` records, with a learned lower bound where no exact figure is recorded) and
+the learned best responses' page (``python -m grove_env.training.bestresponse``
 records): each lower bound, with the exact NashConv and the share recovered beside it
-where the analysis has the exact figure. A part of :mod:`results_pages`."""
+where the analysis has the exact figure."""
 
 from __future__ import annotations
 
-from results_records import Record, provenance, table
-from results_tables import Bounds
+from results_records import Record, provenance, run_on, table
+from results_tables import Bounds, at_least
 
 
 def lower_bounds(records: list[Record]) -> Bounds:
@@ -71,4 +73,56 @@ def bestresponse_page(records: list[Record], nashconv: list[Record]) -> list[str
         "## How each figure was made",
         "",
         *made,
+    ]
+
+
+AGENT_ORDER = ("random", "greedy", "heuristic", "heuristic-trust", "zoo", "cfr", "cfr-round")
+
+
+def column(agent: str) -> str:
+    """The exploitability table's column of an agent spec: ``zoo:<table>`` is ``zoo``."""
+    return "zoo" if agent.startswith("zoo:") else agent
+
+
+def nashconv_page(records: list[Record], bounds: Bounds | None = None) -> list[str]:
+    """The exact records, and beside them the learned lower ``bounds`` (``≥ x``) of the
+    cells that have no exact record (the whole game beyond 3 players)."""
+    four = "{:.4f}".format  # one format for every NashConv
+    cells: dict[tuple[str, int, str], dict[str, str]] = {}
+    for _, record in records:
+        r = record["result"]
+        game = "whole game, outcome" if r["whole_game"] else "one round, markers"
+        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = four(
+            r["nash_conv"]
+        )
+    for (rules, players, whole, agent), bound in (bounds or {}).items():
+        game = "whole game, outcome" if whole else "one round, markers"
+        cells.setdefault((rules, players, game), {}).setdefault(column(agent), at_least(bound))
+    found = {a for v in cells.values() for a in v}
+    agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
+    rows = [
+        [rules, players, game, *(v.get(a, "") for a in agents)]
+        for (rules, players, game), v in sorted(cells.items())
+    ]
+    made = [
+        [name, four(r["nash_conv"]), f"{r['seconds']:.1f} s, {r['peak_mb']} MB",
+         f"`{record['command']}`", run_on(record)]
+        for name, record in records
+        for r in [record["result"]]
+    ]  # fmt: skip
+    return [
+        "NashConv of each agent playing every seat: the sum over seats of what a seat gains",
+        "by its exact best response (0 is an equilibrium). One round pays the `markers`",
+        "reward; the whole game the `outcome` reward, from -1 to 1. `zoo` is the table's",
+        "shipped policy (`zoo:<rules>-<n>p`). A blank cell is a figure not measured: the",
+        "whole game is exact at 2 and 3 players only, and `cfr` plays the tables it ships",
+        "a solution for (`cfr-round`: 2 players). Where no exact figure is recorded, `≥ x` is",
+        "a learned best response's lower bound ([its page](bestresponse.md)).",
+        "",
+        *table(["rules", "players", "game, unit", *agents], rows),
+        "## How each figure was made",
+        "",
+        "Each row is one record, `docs/results/data/nashconv/<record>.json`.",
+        "",
+        *table(["record", "NashConv", "time, peak memory", "command", "run"], made),
     ]

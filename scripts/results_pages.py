@@ -26,10 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from results_bounds import bestresponse_page, lower_bounds  # scripts/, beside this one
+from results_bounds import bestresponse_page, lower_bounds, nashconv_page  # scripts/
 from results_league import NashConvs, exact_nash_convs, league_page
-from results_records import DATA, ROOT, Record, load, provenance, run_on, table
-from results_tables import Bounds, at_least, benchmark_tables, share, zoo_cards, zoo_page
+from results_records import DATA, ROOT, Record, load, provenance, table
+from results_tables import Bounds, benchmark_tables, share, zoo_cards, zoo_page
 
 from grove_env.training.run.directory import nash_conv_line
 from grove_env.training.sweep.spec import last_iterates
@@ -113,58 +113,6 @@ def headline(records: list[Record]) -> list[str]:
             ])  # fmt: skip
     header = ["agent", "table (fair share)", "vs random", "worst style", "mean", "games"]
     return table(header, rows)
-
-
-AGENT_ORDER = ("random", "greedy", "heuristic", "heuristic-trust", "zoo", "cfr", "cfr-round")
-
-
-def column(agent: str) -> str:
-    """The exploitability table's column of an agent spec: ``zoo:<table>`` is ``zoo``."""
-    return "zoo" if agent.startswith("zoo:") else agent
-
-
-def nashconv_page(records: list[Record], bounds: Bounds | None = None) -> list[str]:
-    """The exact records, and beside them the learned lower ``bounds`` (``≥ x``) of the
-    cells that have no exact record (the whole game beyond 3 players)."""
-    four = "{:.4f}".format  # one format for every NashConv
-    cells: dict[tuple[str, int, str], dict[str, str]] = {}
-    for _, record in records:
-        r = record["result"]
-        game = "whole game, outcome" if r["whole_game"] else "one round, markers"
-        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = four(
-            r["nash_conv"]
-        )
-    for (rules, players, whole, agent), bound in (bounds or {}).items():
-        game = "whole game, outcome" if whole else "one round, markers"
-        cells.setdefault((rules, players, game), {}).setdefault(column(agent), at_least(bound))
-    found = {a for v in cells.values() for a in v}
-    agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
-    rows = [
-        [rules, players, game, *(v.get(a, "") for a in agents)]
-        for (rules, players, game), v in sorted(cells.items())
-    ]
-    made = [
-        [name, four(r["nash_conv"]), f"{r['seconds']:.1f} s, {r['peak_mb']} MB",
-         f"`{record['command']}`", run_on(record)]
-        for name, record in records
-        for r in [record["result"]]
-    ]  # fmt: skip
-    return [
-        "NashConv of each agent playing every seat: the sum over seats of what a seat gains",
-        "by its exact best response (0 is an equilibrium). One round pays the `markers`",
-        "reward; the whole game the `outcome` reward, from -1 to 1. `zoo` is the table's",
-        "shipped policy (`zoo:<rules>-<n>p`). A blank cell is a figure not measured: the",
-        "whole game is exact at 2 and 3 players only, and `cfr` plays the tables it ships",
-        "a solution for (`cfr-round`: 2 players). Where no exact figure is recorded, `≥ x` is",
-        "a learned best response's lower bound ([its page](bestresponse.md)).",
-        "",
-        *table(["rules", "players", "game, unit", *agents], rows),
-        "## How each figure was made",
-        "",
-        "Each row is one record, `docs/results/data/nashconv/<record>.json`.",
-        "",
-        *table(["record", "NashConv", "time, peak memory", "command", "run"], made),
-    ]
 
 
 def training_page(records: list[Record]) -> list[str]:
