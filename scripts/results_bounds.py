@@ -84,6 +84,12 @@ def column(agent: str) -> str:
     return "zoo" if agent.startswith("zoo:") else agent
 
 
+def game_unit(whole_game: bool) -> str:
+    """The exploitability table's game column: the whole game pays ``outcome``, a round
+    ``markers``."""
+    return "whole game, outcome" if whole_game else "one round, markers"
+
+
 def nashconv_page(records: list[Record], bounds: Bounds | None = None) -> list[str]:
     """The exact records, and beside them the learned lower ``bounds`` (``≥ x``) of the
     cells that have no exact record (the whole game beyond 3 players)."""
@@ -91,13 +97,11 @@ def nashconv_page(records: list[Record], bounds: Bounds | None = None) -> list[s
     cells: dict[tuple[str, int, str], dict[str, str]] = {}
     for _, record in records:
         r = record["result"]
-        game = "whole game, outcome" if r["whole_game"] else "one round, markers"
-        cells.setdefault((r["rules"], r["players"], game), {})[column(r["agent"])] = four(
-            r["nash_conv"]
-        )
+        cell = (r["rules"], r["players"], game_unit(r["whole_game"]))
+        cells.setdefault(cell, {})[column(r["agent"])] = four(r["nash_conv"])
     for (rules, players, whole, agent), bound in (bounds or {}).items():
-        game = "whole game, outcome" if whole else "one round, markers"
-        cells.setdefault((rules, players, game), {}).setdefault(column(agent), at_least(bound))
+        cell = (rules, players, game_unit(whole))
+        cells.setdefault(cell, {}).setdefault(column(agent), at_least(bound))
     found = {a for v in cells.values() for a in v}
     agents = [a for a in AGENT_ORDER if a in found] + sorted(found - set(AGENT_ORDER))
     rows = [

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from grove_env.agents.learned.policy_files import ZOO_CARD, zoo_dir, zoo_tables
+from grove_env.agents.learned.policy_files import ZOO_CARD, parse_zoo_table, zoo_dir, zoo_tables
 
 Rows = list[list[Any]]
 FORMATS = {
@@ -201,8 +201,8 @@ def at_least(bound: float) -> str:
 def whole_game(card: dict[str, Any], bounds: Bounds) -> Any:
     """The zoo card's whole-game cell: its exact NashConv, else ``≥`` a learned bound."""
     exact = card["nash_conv"]["whole_game_outcome"]
-    rules, players = card["spec"].removeprefix("zoo:").split("-")
-    bound = bounds.get((rules, int(players.removesuffix("p")), True, card["spec"]))
+    rules, players = parse_zoo_table(card["table"])
+    bound = bounds.get((rules, players, True, card["spec"]))
     return exact if exact is not None or bound is None else at_least(bound)
 
 
