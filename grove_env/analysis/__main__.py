@@ -16,6 +16,8 @@ stage CFR+ to NashConv ``T`` outcome, default 3e-4, at most ``S`` seconds, defau
 600) and saves it, by default as ``cfr_<rules>_<n>p_game.npz`` (``cfr:PATH`` plays it;
 ``--small`` stores its probabilities out of 255, not 65535: half the file).
 ``--max-rounds M`` (default 100, the env's) sets the round limit of either whole game.
+``nashconv --whole-game --workers W`` asks a NumPy policy (the heuristic, the styles)
+from ``W`` processes (default: the machine's cores; the figure does not change).
 The strategies that ship are the files of ``grove_env/data/``. Both commands print wall
 time and peak memory.
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import sys
 import time
@@ -65,8 +68,20 @@ TARGET_HELP += "(--whole-game, default 3e-4 outcome)"
 
 
 def peak_mb() -> float:
-    """Peak resident memory of this process so far, in MB (Linux reports kB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process or its largest ended worker so far, in MB
+    (Linux reports kB)."""
+    own, workers = (
+        resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return max(own, workers) / 1024
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def number(low: float, inclusive: bool) -> Any:
@@ -137,6 +152,13 @@ def parser() -> argparse.ArgumentParser:
             "--max-rounds", type=whole(1), default=None, help="round limit (whole game; 100)"
         )
     nc.add_argument("--json", action="store_true", help="print one JSON line")
+    nc.add_argument(
+        "--workers",
+        type=whole(1),
+        default=None,
+        help="--whole-game: processes asking a NumPy policy (the heuristic, the styles); "
+        "the figure is the same (default: the machine's cores)",
+    )
     sol.add_argument(
         "--seconds", type=number(0.0, inclusive=False), default=None, help=SECONDS_HELP
     )
@@ -160,6 +182,8 @@ def check_table(args: argparse.Namespace) -> None:
     if args.max_rounds is not None and not args.whole_game:
         raise usage_error("--max-rounds is for --whole-game (one round has no round limit)")
     args.max_rounds = args.max_rounds or 100
+    if getattr(args, "workers", None) is not None and not args.whole_game:
+        raise usage_error("--workers is for --whole-game (one round asks the policy once)")
     if args.command == "solve" and args.small and not args.whole_game:
         raise usage_error("--small is for --whole-game (a round file stores float32)")
     if args.whole_game and args.players > WHOLE_GAME_PLAYERS:
@@ -183,7 +207,8 @@ def nashconv(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     refuse_human([args.agent], "the analysis asks every information state at once")
     agent = seated(args.agent, args.rules, args.players)
-    result = nash_conv(agent, args.rules, args.players, args.whole_game, args.max_rounds)
+    workers = args.workers or cores()
+    result = nash_conv(agent, args.rules, args.players, args.whole_game, args.max_rounds, workers)
     unit = "outcome" if args.whole_game else "markers"
     return {
         "rules": args.rules,

@@ -67,11 +67,14 @@ def nash_conv(
     whole_game: bool = False,
     max_rounds: int = 100,
     seed: int | None = 0,
+    workers: int = 1,
 ) -> Exploitability | WholeGameExploitability:
     """NashConv of ``agent`` (an agent or a spec) playing every seat (module docstring).
 
     The result's ``nash_conv`` is the sum of the seats' best-response gains; ``values``
     and ``gains`` give each seat's part. ``seed`` seeds an agent built from a spec.
+    ``workers`` processes ask the policy over the whole game where it allows it
+    (:class:`~grove_env.analysis.state_views.PolicyAnswers`; the figure is the same).
     """
     rules = get_rules(rules)
     n = rules.check_players(num_players)
@@ -82,5 +85,5 @@ def nash_conv(
     policy = policy_of(agent, seed=seed)
     if whole_game:
         trees = [round_tree(rules, n, f) for f in range(n)]
-        return whole_game_exploitability(rules, n, policy, max_rounds, trees=trees)
+        return whole_game_exploitability(rules, n, policy, max_rounds, trees=trees, workers=workers)
     return exploitability(round_tree(rules, n), policy)

@@ -15,7 +15,9 @@ play does, so a policy's input features (``advice``) are made by the agent's own
 The tree calls the policy once per distinct observation, never per history. An
 ``action_probabilities`` that reads the action mask alone may say so with a true
 ``mask_only`` attribute (``random``'s does, :func:`reads_mask_only`): the whole game then
-asks it once per round tree instead of at every public state.
+asks it once per round tree instead of at every public state. An agent with a true
+``fork_safe`` attribute (the row agents: NumPy alone) gives a policy that says so too: the
+whole game may then ask it from forked worker processes.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def policy_of(agent: Any, seed: int | None = 0) -> Policy:
 
     # A row agent's arrays are rows x deals x styles: it is fastest in small batches.
     deterministic.batch = ROW_BATCH  # type: ignore[attr-defined]
+    deterministic.fork_safe = bool(getattr(agent, "fork_safe", False))  # type: ignore[attr-defined]
     return deterministic
 
 

@@ -45,7 +45,7 @@ from .best_response import stage_values
 from .policies import Policy, branch_probabilities, reads_mask_only
 from .round_tree import MarkerState, RoundTree, build_round_tree, position
 from .stage_maps import StageMap, stage_map
-from .state_views import Counts, State, branches_at, observations_at
+from .state_views import Counts, PolicyAnswers, State, observations_at
 
 STATE_ROWS = 1 << 18
 """Information sets (over all depths) asked of a fixed policy at once: that many over
@@ -203,12 +203,15 @@ def whole_game_exploitability(
     start: MarkerState | None = None,
     deals: Sequence[Sequence[int]] | None = None,
     trees: Sequence[RoundTree] | None = None,
+    workers: int = 1,
 ) -> WholeGameExploitability:
     """NashConv of ``policies`` over the game from ``start`` (default: its beginning).
 
     ``max_rounds`` is the env's round limit; ``deals`` rigs every round's deal (uniform
     over the list; default: a shuffle). ``trees`` gives the round trees, one per first
     player, already built for these deals (their observations are rewritten per state).
+    ``workers`` processes answer for the policies where they allow it
+    (:class:`~grove_env.analysis.state_views.PolicyAnswers`); the figure is the same.
     """
     states = public_states(rules, num_players, max_rounds, start)
     n = states.num_players
@@ -220,19 +223,25 @@ def whole_game_exploitability(
         ]
     elif [(t.num_players, t.state.first_player) for t in trees] != [(n, f) for f in range(n)]:
         raise ValueError(f"give {n} round trees of {n} seats, first players 0 to {n - 1}")
-    return whole_game_nash_conv(states, list(trees), fixed_strategy(states, trees, policies))
+    with PolicyAnswers(trees, policies, workers) as answers:
+        strategy = fixed_strategy(states, trees, policies, answers)
+        return whole_game_nash_conv(states, list(trees), strategy)
 
 
 def fixed_strategy(
-    states: PublicStates, trees: Sequence[RoundTree], policies: Sequence[Policy]
+    states: PublicStates,
+    trees: Sequence[RoundTree],
+    policies: Sequence[Policy],
+    answers: PolicyAnswers | None = None,
 ) -> StageStrategy:
     """The :data:`StageStrategy` of fixed policies (one per absolute seat).
 
-    Asked for a state, it asks the policies about it and the states that follow it in
-    its round's walk (:func:`whole_game_nash_conv`'s order), :data:`STATE_ROWS`
-    information sets in all, and keeps their answers until they are asked for. Policies
-    that all read the action mask alone (:func:`~grove_env.analysis.policies.reads_mask_only`)
-    are asked once per round tree, and give that same list at every state.
+    The policies are asked in batches of states in the order of
+    :func:`whole_game_nash_conv`'s walk, :data:`STATE_ROWS` information sets a batch, by
+    ``answers`` (default: in this process), one batch ahead of the walk; each answer is
+    kept until it is asked for. Policies that all read the action mask alone
+    (:func:`~grove_env.analysis.policies.reads_mask_only`) are asked once per round
+    tree, and give that same list at every state.
     """
     if all(reads_mask_only(p) for p in policies):
         once: dict[int, list[np.ndarray]] = {}
@@ -244,15 +253,25 @@ def fixed_strategy(
             return once[f]
 
         return everywhere
+    answers = answers or PolicyAnswers(trees, policies)
+    batches: list[tuple[int, list[State]]] = []
+    for k in range(len(states.layers) - 1, -1, -1):
+        r = states.round_of(k)
+        f = states.first(r)
+        size = max(1, STATE_ROWS // sum(len(d.observations) for d in trees[f].depths))
+        walk = [(c, r) for c in sorted(states.layers[k])]
+        batches += [(f, walk[i : i + size]) for i in range(0, len(walk), size)]
+    asked = [answers.submit(*batch) for batch in batches[:2]]
+    taken = [0]
     ready: dict[State, list[np.ndarray]] = {}
 
     def strategy(counts: Counts, r: int, stage: RoundTree) -> list[np.ndarray]:
         if (counts, r) not in ready:
-            tree = trees[states.first(r)]
-            size = max(1, STATE_ROWS // sum(len(d.observations) for d in tree.depths))
-            walk = sorted(states.layers[r - states.start.round])
-            batch = [(c, r) for c in walk[walk.index(counts) :][:size]]
-            ready.update(zip(batch, branches_at(tree, policies, batch)))
+            i = taken[0]
+            taken[0] += 1
+            ready.update(zip(batches[i][1], asked.pop(0)()))
+            if i + 2 < len(batches):
+                asked.append(answers.submit(*batches[i + 2]))
         return ready.pop((counts, r))
 
     return strategy

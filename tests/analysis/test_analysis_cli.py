@@ -30,6 +30,9 @@ def test_nashconv_prints_nash_conv_and_gains():
 def test_whole_game_nashconv_runs_with_a_round_limit():
     out = json.loads(run("nashconv", "--whole-game", "--max-rounds", "2", "--json"))
     assert out["unit"] == "outcome" and out["nash_conv"] >= 0
+    args = ("nashconv", "--whole-game", "--max-rounds", "2", "--agent", "greedy", "--json")
+    one, two = (json.loads(run(*args, "--workers", w)) for w in ("1", "2"))
+    assert one["nash_conv"] == two["nash_conv"] and one["gains"] == two["gains"]
 
 
 @pytest.mark.slow
@@ -96,6 +99,8 @@ def test_play_prints_each_opponents_cell_and_its_ceiling():
         (["nashconv", "--players", "x"], 2, "'x' is not a whole number"),
         (["nashconv", "--whole-game", "--max-rounds", "0"], 2, "must be at least 1"),
         (["nashconv", "--max-rounds", "3"], 2, "--max-rounds is for --whole-game"),
+        (["nashconv", "--workers", "2"], 2, "--workers is for --whole-game"),
+        (["nashconv", "--whole-game", "--workers", "0"], 2, "must be at least 1"),
         (
             ["solve", "--whole-game", "--rules", "revised", "--players", "4"],
             2,

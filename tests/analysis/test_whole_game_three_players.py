@@ -17,10 +17,10 @@ import pytest
 
 from grove_env.analysis.best_response import best_response, stage_values
 from grove_env.analysis.measure import nash_conv, round_tree
-from grove_env.analysis.policies import Policy, branch_probabilities, uniform
+from grove_env.analysis.policies import Policy, branch_probabilities, policy_of, uniform
 from grove_env.analysis.round_tree import MarkerState, RoundTree, build_round_tree
 from grove_env.analysis.stage_maps import stage_map
-from grove_env.analysis.state_views import branches_at
+from grove_env.analysis.state_views import PolicyAnswers, branches_at
 from grove_env.analysis.whole_game import (
     PublicStates,
     public_states,
@@ -128,6 +128,21 @@ def test_sampled_games_agree_with_the_whole_game(policy):
             want = target[s] if deviator is None else target
             mean, se = outcomes[:, s].mean(), outcomes[:, s].std() / np.sqrt(GAMES)
             assert abs(mean - want) < Z * se, (deviator, s, mean, want, se)
+
+
+def test_worker_processes_give_the_figure_one_process_gives():
+    heuristic = policy_of("heuristic")
+    figures = [
+        whole_game_exploitability(
+            REVISED, 3, heuristic, START.round + 1, START, trees=trees(), workers=w
+        )
+        for w in (1, 2)
+    ]
+    assert figures[0] == figures[1] and figures[0].states > 3 and figures[0].nash_conv > 0
+    with PolicyAnswers(trees(), [heuristic] * 3, workers=2) as answers:
+        assert answers.workers == 2  # the heuristic is NumPy alone: it says it may be forked
+    with PolicyAnswers(trees(), [linear] * 3, workers=2) as answers:
+        assert answers.workers == 1 and answers.pool is None  # it does not say so
 
 
 @pytest.mark.parametrize("rules", ["revised", "classic"])

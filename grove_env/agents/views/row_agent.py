@@ -24,6 +24,8 @@ class RowAgent(BaseAgent):
     """Deterministic: the decision depends on the observation alone."""
 
     deterministic = True
+    fork_safe = True
+    """NumPy alone: an exact analysis may ask it from forked worker processes."""
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """One row of :meth:`act_batch`."""
