@@ -208,7 +208,9 @@ def nashconv(args: argparse.Namespace) -> dict:
     refuse_human([args.agent], "the analysis asks every information state at once")
     agent = seated(args.agent, args.rules, args.players)
     workers = args.workers or cores()
-    result = nash_conv(agent, args.rules, args.players, args.whole_game, args.max_rounds, workers)
+    result = nash_conv(
+        agent, args.rules, args.players, args.whole_game, args.max_rounds, workers=workers
+    )
     unit = "outcome" if args.whole_game else "markers"
     return {
         "rules": args.rules,
@@ -219,6 +221,7 @@ def nashconv(args: argparse.Namespace) -> dict:
         "nash_conv": result.nash_conv,
         "gains": list(result.gains),
         "values": list(result.values),
+        **({"workers": workers} if args.whole_game else {}),
         "seconds": round(time.perf_counter() - start, 2),
         "peak_mb": round(peak_mb()),
     }

@@ -67,6 +67,7 @@ def nash_conv(
     whole_game: bool = False,
     max_rounds: int = 100,
     seed: int | None = 0,
+    *,
     workers: int = 1,
 ) -> Exploitability | WholeGameExploitability:
     """NashConv of ``agent`` (an agent or a spec) playing every seat (module docstring).
