@@ -33,6 +33,7 @@ def test_whole_game_nashconv_runs_with_a_round_limit():
     args = ("nashconv", "--whole-game", "--max-rounds", "2", "--agent", "greedy", "--json")
     one, two = (json.loads(run(*args, "--workers", w)) for w in ("1", "2"))
     assert one["nash_conv"] == two["nash_conv"] and one["gains"] == two["gains"]
+    assert (one["workers"], two["workers"]) == (1, 2)
 
 
 @pytest.mark.slow
