@@ -23,6 +23,7 @@ from grove_env.analysis.stage_maps import stage_map
 from grove_env.analysis.state_views import PolicyAnswers, branches_at
 from grove_env.analysis.whole_game import (
     PublicStates,
+    at_state,
     public_states,
     stage_payoff,
     whole_game_exploitability,
@@ -143,6 +144,24 @@ def test_worker_processes_give_the_figure_one_process_gives():
         assert answers.workers == 2  # the heuristic is NumPy alone: it says it may be forked
     with PolicyAnswers(trees(), [linear] * 3, workers=2) as answers:
         assert answers.workers == 1 and answers.pool is None  # it does not say so
+
+
+@pytest.mark.parametrize("policy", [policy_of("heuristic"), linear], ids=["heuristic", "linear"])
+def test_the_information_sets_left_unasked_change_no_value(policy):
+    """Where a policy gives branches probability 0, ``branches_at`` asks it only where a
+    value can depend on the answer; the sets it leaves (1/3 a branch) change no value."""
+    tree = trees()[START.first_player]
+    states = [(c, START.round) for c in sorted(public_states(REVISED, 3, start=START).layers[0])]
+    rng = np.random.default_rng(5)
+    for state, asked in zip(states, branches_at(tree, [policy] * 3, states)):
+        full = branch_probabilities(at_state(tree, *state), [policy] * 3)
+        left = sum(int((a != f).any(axis=1).sum()) for a, f in zip(asked, full))
+        assert left > 1000 if policy is not linear else left == 0  # it mixes: all asked
+        on, best = rng.normal(size=(2, 3, 27, 3))
+        for got, want in zip(
+            stage_values(tree, asked, on, best), stage_values(tree, full, on, best)
+        ):
+            assert np.allclose(got, want, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("rules", ["revised", "classic"])
