@@ -194,8 +194,11 @@ Bounds = dict[tuple[str, int, bool, str], float]
 
 
 def at_least(bound: float) -> str:
-    """A learned lower bound as the pages show it beside exact figures."""
-    return f"≥ {bound:.4f}"
+    """A learned lower bound as the pages show it beside exact figures. NashConv is never
+    below 0, so a learned response that gained nothing (a sum of gains at or below 0,
+    within noise of it) says no more than that: ``≥ 0``, its own figure on the bounds'
+    page."""
+    return f"≥ {bound:.4f}" if bound > 0 else "≥ 0 (no gain found)"
 
 
 def whole_game(card: dict[str, Any], bounds: Bounds) -> Any:

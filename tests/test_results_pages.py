@@ -187,3 +187,5 @@ def test_a_learned_bound_fills_only_the_cells_with_no_exact_figure() -> None:
     assert tables.whole_game(card, found) == shown
     assert tables.whole_game(card, {}) is None
     assert tables.whole_game(three, found) == three["nash_conv"]["whole_game_outcome"]
+    # a response that gained nothing bounds NashConv by 0 alone, never by a negative figure
+    assert tables.at_least(-0.0004) == tables.at_least(0.0) == "≥ 0 (no gain found)"

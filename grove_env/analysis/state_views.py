@@ -105,19 +105,26 @@ def branches_at(
     the policies give some branches probability 0, most of the rest are never reached by
     the profiles NashConv values); the others get 1/3 a branch, which changes no value."""
     per_depth = []
-    off = np.zeros((len(states), len(tree.deals), 1), dtype=np.uint8)
+    off: np.ndarray | None = None  # None: no branch of probability 0 on any path yet
     for t, depth in enumerate(tree.depths):
-        state, infoset = np.nonzero(needed(tree, t, off))
-        probs = np.full((len(states), len(depth.observations), 3), 1.0 / 3.0)
+        size = len(depth.observations)
+        if off is not None:
+            state, infoset = np.nonzero(needed(tree, t, off))
+        else:  # every set may be reached
+            state, infoset = np.divmod(np.arange(len(states) * size), size)
+        probs = np.full((len(states), size, 3), 1.0 / 3.0)
         if len(state):
             policy = policies[depth.seat]
-            size = batch if batch is not None else int(getattr(policy, "batch", BATCH))
+            rows = batch if batch is not None else int(getattr(policy, "batch", BATCH))
             obs = rewritten(tree, t, states, state, infoset)
-            probs[state, infoset] = legal_branches(policy, obs, depth.masks[infoset], size)
+            probs[state, infoset] = legal_branches(policy, obs, depth.masks[infoset], rows)
         per_depth.append(probs)
-        if t + 1 < tree.num_decisions:
-            zero = (probs[:, depth.infoset] <= 0).astype(np.uint8) << np.uint8(depth.seat)
-            off = (off[:, :, :, None] | zero).reshape(len(states), len(tree.deals), -1)
+        zero = probs <= 0
+        if t + 1 < tree.num_decisions and (off is not None or zero.any()):
+            if off is None:
+                off = np.zeros((len(states), *depth.infoset.shape), dtype=np.uint8)
+            bits = zero[:, depth.infoset].astype(np.uint8) << np.uint8(depth.seat)
+            off = (off[:, :, :, None] | bits).reshape(len(states), len(tree.deals), -1)
     return [[p[s] for p in per_depth] for s in range(len(states))]
 
 
