@@ -44,8 +44,10 @@ rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
 # figure exists (revised 3p whole game, classic 4p one round), the measure beyond it
 br() { rec bestresponse "$1" python -m grove_env.training.bestresponse --eval-games 10000 \
        --json --runs-root runs/bestresponse --set progress=false "${@:2}"; }
-br classic-4p-round-random --rules classic --players 4 --agent random --steps 6e6 \
-    --seconds 480 --exact
+for agent in random heuristic zoo:classic-4p; do
+    br "classic-4p-round-${agent%%:*}" --rules classic --players 4 --agent "$agent" \
+        --steps 6e6 --seconds 480 --exact
+done
 for agent in heuristic zoo:revised-3p; do
     br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
         --whole-game --steps 3e7 --seconds 720
@@ -58,11 +60,19 @@ br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whol
 br revised-5p-game-zoo --rules revised --players 5 --agent zoo:revised-5p --whole-game \
     --steps 3e7 --seconds 240
 for agent in heuristic random; do
-    br "revised-4p-game-$agent" --rules revised --players 4 --agent "$agent" --whole-game \
-        --steps 3e7 --seconds 240
+    for table in revised-4p revised-5p classic-4p; do
+        rules=${table%-*} players=${table#*-}; players=${players%p}
+        br "$table-game-$agent" --rules "$rules" --players "$players" --agent "$agent" \
+            --whole-game --steps 3e7 --seconds 240
+    done
 done
 br classic-4p-game-zoo --rules classic --players 4 --agent zoo:classic-4p --whole-game \
     --steps 3e7 --seconds 240
+# classic 3p: the exact whole game of a policy that reads the counts is hours (141,170 states)
+for agent in heuristic zoo:classic-3p; do
+    br "classic-3p-game-${agent%%:*}" --rules classic --players 3 --agent "$agent" \
+        --whole-game --steps 3e7 --seconds 240
+done
 # the league: a fresh games file (a kept one would be resumed, and only its new games timed)
 rm -f docs/results/league/classic-4p-games.json
 rec league classic-4p python -m grove_env.agents.cli.league --rules classic --players 4 \
