@@ -38,8 +38,10 @@ rec nashconv revised-2p-game-cfr-round python -m grove_env.analysis nashconv \
 rec nashconv classic-3p-game-random python -m grove_env.analysis nashconv \
     --rules classic --players 3 --agent random --whole-game --json  # about 90 s alone
 
-rec nashconv classic-4p-round-random python -m grove_env.analysis nashconv \
-    --rules classic --players 4 --agent random --json
+for agent in random heuristic zoo:classic-4p; do
+    rec nashconv "classic-4p-round-${agent%%:*}" python -m grove_env.analysis nashconv \
+        --rules classic --players 4 --agent "$agent" --json
+done
 # learned best responses, lower bounds (about 12 minutes each): checked where the exact
 # figure exists (revised 3p whole game, classic 4p one round), the measure beyond it
 br() { rec bestresponse "$1" python -m grove_env.training.bestresponse --eval-games 10000 \
@@ -52,6 +54,8 @@ for agent in heuristic zoo:revised-3p; do
     br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
         --whole-game --steps 3e7 --seconds 720
 done
+br revised-3p-game-random --rules revised --players 3 --agent random --whole-game \
+    --steps 3e7 --seconds 240
 br revised-3p-game-heuristic-imitate --rules revised --players 3 --agent heuristic \
     --whole-game --steps 3e7 --seconds 720 --set imitate=heuristic  # warm start: its moves
 br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whole-game \
