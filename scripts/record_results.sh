@@ -50,6 +50,8 @@ for agent in random heuristic zoo:classic-4p; do
     br "classic-4p-round-${agent%%:*}" --rules classic --players 4 --agent "$agent" \
         --steps 6e6 --seconds 480 --exact
 done
+br classic-4p-round-zoo-840s --rules classic --players 4 --agent zoo:classic-4p \
+    --steps 3e7 --seconds 840 --exact --eval-games 20000  # nearly the 15-minute budget
 for agent in heuristic zoo:revised-3p; do
     br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
         --whole-game --steps 3e7 --seconds 720
