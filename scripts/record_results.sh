@@ -52,6 +52,8 @@ for agent in random heuristic zoo:classic-4p; do
 done
 br classic-4p-round-zoo-840s --rules classic --players 4 --agent zoo:classic-4p \
     --steps 3e7 --seconds 840 --exact --eval-games 20000  # nearly the 15-minute budget
+br classic-4p-round-zoo-advice --rules classic --players 4 --agent zoo:classic-4p \
+    --steps 3e7 --seconds 840 --exact --eval-games 20000 --set features=advice --set overlap=true
 for agent in heuristic zoo:revised-3p; do
     br "revised-3p-game-${agent%%:*}" --rules revised --players 3 --agent "$agent" \
         --whole-game --steps 3e7 --seconds 720
@@ -60,6 +62,10 @@ br revised-3p-game-random --rules revised --players 3 --agent random --whole-gam
     --steps 3e7 --seconds 240
 br revised-3p-game-heuristic-imitate --rules revised --players 3 --agent heuristic \
     --whole-game --steps 3e7 --seconds 720 --set imitate=heuristic  # warm start: its moves
+br revised-3p-game-zoo-advice --rules revised --players 3 --agent zoo:revised-3p --whole-game \
+    --steps 3e7 --seconds 720 --set features=advice --set overlap=true  # the heuristic's search as input
+br revised-3p-game-heuristic-imitate-overlap --rules revised --players 3 --agent heuristic \
+    --whole-game --steps 3e7 --seconds 720 --set imitate=heuristic --set overlap=true
 br revised-4p-game-zoo --rules revised --players 4 --agent zoo:revised-4p --whole-game \
     --steps 3e7 --seconds 600
 # the whole game beyond 3 players, 4 minutes of training a table: the cards' `≥ x` cells
