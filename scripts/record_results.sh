@@ -44,6 +44,8 @@ for agent in random heuristic zoo:classic-4p; do
 done
 # learned best responses, lower bounds (about 12 minutes each): checked where the exact
 # figure exists (revised 3p whole game, classic 4p one round), the measure beyond it
+# (the records without overlap=true in their line ran before the overlap was the best
+# response's default, in one process: add --set overlap=false to run them as they ran)
 br() { rec bestresponse "$1" python -m grove_env.training.bestresponse --eval-games 10000 \
        --json --runs-root runs/bestresponse --set progress=false "${@:2}"; }
 for agent in random heuristic zoo:classic-4p; do

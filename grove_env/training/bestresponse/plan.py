@@ -80,8 +80,9 @@ larger than self-play's (a best response to a fixed policy is one agent's proble
 against the heuristic, 3e-3 over 2048-row minibatches recovered clearly more of the
 exact NashConv in the same minutes than 1e-3 over 4096 rows (issue 51's note). The games
 and the policy under test play in a second process while the network learns (``overlap``):
-the learner alone keeps one core busy, and against ``zoo:revised-3p`` the overlap took
-the bound from 0.822 to 0.856 in 300 s (whole game, with ``features: advice``)."""
+without it the learner and the games take turns on one core, and against
+``zoo:revised-3p`` the overlap took the bound from 0.822 to 0.856 in 300 s (whole game,
+with ``features: advice``)."""
 
 
 @dataclass(frozen=True)
