@@ -180,6 +180,16 @@ def test_each_seats_decisions_chain_to_its_return(
         assert not trainer.collector.tables[0].learning.all()
     samples = rollout.samples(1.0, 0.95)
     assert len(samples.actions) == int(rollout.filled.sum()) - int((rollout.open >= 0).sum())
+    # magnet_in reward: each filled row's reward less 0.2 log(pi(a) n_legal), by hand.
+    rewards = rollout.rewards.copy()
+    for row in np.flatnonzero(rollout.filled).tolist():
+        legal = int(rollout.masks[row].sum())
+        rollout.rewards[row] -= 0.2 * (float(rollout.log_probs[row]) + np.log(legal))
+    by_hand = rollout.samples(1.0, 0.95)
+    rollout.rewards[:] = rewards
+    transformed = rollout.samples(1.0, 0.95, reward_magnet=0.2)
+    torch.testing.assert_close(transformed.advantages, by_hand.advantages)
+    assert not torch.allclose(transformed.advantages, samples.advantages)
 
 
 def test_a_seats_last_decision_is_carried_into_the_next_rollout(tmp_path: Path) -> None:
@@ -229,3 +239,23 @@ def lane_init(tmp_path: Path) -> list[torch.Tensor]:
     trainer = lane_trainer(tmp_path / "init", "classic", 4, steps=6, live=0.5)
     trainer.writer.close()
     return [p.detach().clone() for p in trainer.model.parameters()]
+
+
+def test_magnet_in_reward_leaves_the_loss(tmp_path: Path, monkeypatch) -> None:
+    """``magnet_in: reward``: the update's loss has no magnet term; the rewards carry it."""
+    import grove_env.training.batched.trainer as trainer_module
+
+    seen = []
+
+    def spy(model, optimizer, samples, weights, settings, generator):
+        seen.append(weights)
+        return update(model, optimizer, samples, weights, settings, generator)
+
+    update = trainer_module.ppo_update
+    monkeypatch.setattr(trainer_module, "ppo_update", spy)
+    trainer = lane_trainer(tmp_path, "revised", 2, steps=6)
+    extra = {"magnet": "uniform", "magnet_coef": 0.1, "magnet_in": "reward"}
+    trainer.cfg = trainer.cfg.model_validate({**trainer.cfg.model_dump(), **extra})
+    assert trainer.iterate() and trainer.iterate()
+    trainer.writer.close()
+    assert [w.magnet_coef for w in seen] == [0.0, 0.0]

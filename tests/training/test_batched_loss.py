@@ -25,6 +25,7 @@ from grove_env.training.batched.loss import (
     scheduled,
     uniform_log_probs,
 )
+from grove_env.training.batched.rollout import Rollout
 from grove_env.training.config import config_from_dict, load_config
 from grove_env.training.measure.exploit import GAME, ROUND, ExploitMeter, nashconv_score
 from grove_env.training.run import checkpoint
@@ -110,6 +111,39 @@ def test_the_loss_terms_against_their_formulas() -> None:
     logits.requires_grad_(True)
     ppo_loss(logits, values, batch, weights)[0].backward()
     assert torch.isfinite(logits.grad).all()
+
+
+@pytest.mark.parametrize("snapshot", [False, True])
+def test_magnet_in_reward_takes_the_log_ratio_from_each_reward(snapshot: bool) -> None:
+    """``magnet_in: reward``: GAE over the rewards less ``coef log(pi(a) / rho(a))`` of
+    the move played, ``rho`` uniform over the legal moves or a snapshot's."""
+    rng = np.random.default_rng(1)
+    steps, games = 5, 4
+    rollout = Rollout.empty(steps, games, 3, torch.device("cpu"), magnet=snapshot)
+    rollout.masks[:] = torch.from_numpy(rng.random((steps, games, 10)) < 0.6)
+    rollout.masks[..., 0] = True
+    legal = [
+        [np.flatnonzero(rollout.masks[t, b].numpy()) for b in range(games)] for t in range(steps)
+    ]
+    rollout.actions[:] = torch.tensor([[int(rng.choice(m)) for m in row] for row in legal])
+    rollout.log_probs[:] = torch.from_numpy(-rng.random((steps, games)).astype(np.float32))
+    rollout.rewards[:] = torch.from_numpy(rng.normal(size=(steps, games)).astype(np.float32))
+    rollout.values[:] = torch.from_numpy(rng.normal(size=(steps, games)).astype(np.float32))
+    rollout.dones[:] = torch.from_numpy(rng.random((steps, games)) < 0.3)
+    if rollout.magnet is not None:
+        rollout.magnet[:] = masked_log_probs(torch.randn(steps, games, 10), rollout.masks)
+    want = rollout.rewards.clone()
+    for t in range(steps):
+        for b in range(games):
+            a = int(rollout.actions[t, b])
+            rho = -math.log(len(legal[t][b])) if not snapshot else float(rollout.magnet[t, b, a])
+            want[t, b] -= 0.3 * (float(rollout.log_probs[t, b]) - rho)
+    adv, ret = gae(want, rollout.values, rollout.dones, rollout.last_values, 1.0, 0.9)
+    samples = rollout.samples(1.0, 0.9, reward_magnet=0.3)
+    torch.testing.assert_close(samples.advantages, adv.flatten())
+    torch.testing.assert_close(samples.returns, ret.flatten())
+    plain = rollout.samples(1.0, 0.9)
+    assert not torch.allclose(plain.advantages, samples.advantages)
 
 
 def test_schedules() -> None:

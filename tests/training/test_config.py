@@ -224,6 +224,8 @@ def test_rule_sets_and_player_counts_come_from_the_registry() -> None:
         ({"name": ""}, "name: must be a non-empty string, got ''"),
         ({"backend": "sb3", "magnet": "uniform"}, "magnet: read by the batched backend only"),
         ({"backend": "batched", "magnet": "uniform"}, "magnet and magnet_coef go together"),
+        ({"magnet_in": "reward"}, "magnet_in reward needs a magnet"),
+        ({"backend": "sb3", "magnet_in": "reward"}, "magnet_in: read by the batched backend"),
         ({"backend": "sb3", "learn_from": "live_seats"}, "learn_from: read by the batched backend"),
         (
             {"backend": "batched", "learn_from": "all"},

@@ -44,7 +44,7 @@ from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.heuristic.advice import advised
 from grove_env.rules import MAX_PLAYERS
 
-from .loss import lane_gae
+from .loss import lane_gae, magnet_log_ratio
 from .rollout import Collector, RolloutStats
 from .update import Samples
 
@@ -140,12 +140,18 @@ class LaneRollout:
         self.open[games, seats] = rows
         self.filled[rows] = True
 
-    def samples(self, gamma: float, lam: float) -> Samples:
-        """The decisions whose advantage is known (:func:`.loss.lane_gae`), with it."""
+    def samples(self, gamma: float, lam: float, reward_magnet: float = 0.0) -> Samples:
+        """The decisions whose advantage is known (:func:`.loss.lane_gae`), with it;
+        ``reward_magnet`` as :meth:`.rollout.Rollout.samples` takes it."""
         device = self.values.device
         blocks = [slice(0, self.carried)] + [self.step_rows(t) for t in range(self.steps)]
+        rewards = torch.from_numpy(self.rewards).to(device)
+        if reward_magnet:
+            ratio = magnet_log_ratio(self.log_probs, self.masks, self.actions, self.magnet)
+            filled = torch.from_numpy(self.filled).to(device)
+            rewards = rewards - reward_magnet * torch.where(filled, ratio, 0.0)
         advantages, returns, known = lane_gae(
-            torch.from_numpy(self.rewards).to(device),
+            rewards,
             self.values,
             torch.from_numpy(self.dones).to(device),
             torch.from_numpy(self.following).to(device),

@@ -13,7 +13,9 @@ value               ``(V(s) - G)^2``, the return ``G`` from GAE, unclipped (SB3)
 entropy             ``-H(pi)`` over the legal moves
 magnet              reverse KL ``KL(pi || rho)`` to a magnet policy ``rho``: the
                     uniform policy over the legal moves, or a frozen snapshot
-                    (Magnetic Mirror Descent, Sokota et al., ICLR 2023)
+                    (Magnetic Mirror Descent, Sokota et al., ICLR 2023); with
+                    ``magnet_in: reward`` it leaves the loss for the rewards
+                    (:func:`magnet_log_ratio`)
 proximal            reverse KL ``KL(pi || pi_old)`` to the rollout's policy, MMD's
                     mirror-descent step (estimated as ``r log r - (r - 1)``)
 ==================  ===============================================================
@@ -44,6 +46,24 @@ def uniform_log_probs(masks: torch.Tensor) -> torch.Tensor:
     """The uniform policy over the legal moves, as log-probabilities (the uniform magnet)."""
     legal = masks.sum(dim=-1, keepdim=True).to(torch.float32)
     return torch.where(masks, -legal.log(), torch.full_like(legal, MASKED_LOGIT))
+
+
+def magnet_log_ratio(
+    log_probs: torch.Tensor,
+    masks: torch.Tensor,
+    actions: torch.Tensor,
+    magnet: torch.Tensor | None,
+) -> torch.Tensor:
+    """``log pi(a|s) - log rho(a|s)`` of each decision's move, shaped as ``log_probs``:
+    what ``magnet_in: reward`` takes from its reward, times ``magnet_coef``. ``magnet``
+    is the snapshot's log-probabilities of every move, ``None`` for the uniform magnet.
+
+    >>> masks = torch.tensor([[True, True, False], [True, False, False]])
+    >>> magnet_log_ratio(torch.log(torch.tensor([0.5, 1.0])), masks, torch.tensor([1, 0]), None)
+    tensor([0., 0.])
+    """
+    rho = uniform_log_probs(masks) if magnet is None else magnet
+    return log_probs - rho.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
 
 def gae(

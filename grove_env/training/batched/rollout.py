@@ -36,7 +36,7 @@ from grove_env.training.config import TrainConfig
 from grove_env.training.run.network import ActorCritic
 from grove_env.training.selfplay.games import SelfPlayGames
 
-from .loss import gae, masked_log_probs
+from .loss import gae, magnet_log_ratio, masked_log_probs
 from .update import Samples
 
 
@@ -86,11 +86,14 @@ class Rollout:
             last_values=z(games),
         )
 
-    def samples(self, gamma: float, lam: float) -> Samples:
-        """Every decision of the rollout, with its advantage and return (:func:`.loss.gae`)."""
-        advantages, returns = gae(
-            self.rewards, self.values, self.dones, self.last_values, gamma, lam
-        )
+    def samples(self, gamma: float, lam: float, reward_magnet: float = 0.0) -> Samples:
+        """Every decision of the rollout, with its advantage and return (:func:`.loss.gae`);
+        ``reward_magnet``: the weight of the magnet in the rewards (``magnet_in: reward``)."""
+        rewards = self.rewards
+        if reward_magnet:
+            ratio = magnet_log_ratio(self.log_probs, self.masks, self.actions, self.magnet)
+            rewards = rewards - reward_magnet * ratio
+        advantages, returns = gae(rewards, self.values, self.dones, self.last_values, gamma, lam)
         return Samples(
             inputs=self.inputs.flatten(0, 1),
             masks=self.masks.flatten(0, 1),

@@ -18,6 +18,7 @@ on the CPU give the same metrics, and a resumed run the same step count.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -219,7 +220,11 @@ class BatchedTrainer(RunSchedule):
         weights, lr = self.weights(self.progress())
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        samples = self.rollout.samples(cfg.gamma, cfg.gae_lambda)
+        magnet_coef = weights.magnet_coef
+        in_reward = magnet_coef if cfg.magnet_in == "reward" else 0.0
+        samples = self.rollout.samples(cfg.gamma, cfg.gae_lambda, in_reward)
+        if in_reward:  # the term leaves the loss for the rewards
+            weights = dataclasses.replace(weights, magnet_coef=0.0)
         if self.remote is not None:
             samples = owned(samples, self.device)
             self.remote.begin(self.model, self.magnet, self.opponents.pool_state())
@@ -236,7 +241,7 @@ class BatchedTrainer(RunSchedule):
         scalars.update(self.rollout_share(stats.results))
         scalars["train/learning_rate"] = lr
         scalars["train/ent_coef"] = weights.ent_coef
-        scalars["train/magnet_coef"] = weights.magnet_coef
+        scalars["train/magnet_coef"] = magnet_coef
         scalars["time/collect_steps_per_s"] = cfg.rollout_size / (collected - began)
         scalars["time/fps"] = cfg.rollout_size / (done - began)
         self.log(scalars, self._step)

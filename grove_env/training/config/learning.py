@@ -150,6 +150,13 @@ class EquilibriumFields(BaseModel):
     """``magnet_coef`` moves linearly to this at ``total_timesteps`` (``null``: constant)."""
     magnet_every: Int = Field(500_000, ge=1)
     """Learner steps between refreshes of a ``snapshot`` magnet."""
+    magnet_in: Literal["loss", "reward"] = "loss"
+    """Where the magnet term acts: ``loss``, the term ``magnet_coef * KL(pi || rho)`` of
+    each decision's own state; ``reward``, R-NaD's reward transformation (Perolat et
+    al., 2022): each decision's reward less ``magnet_coef * log(pi(a|s) / rho(a|s))`` of
+    the move it played, so the returns, the critic and the advantages carry the
+    regularisation of every later decision too (a uniform magnet there is
+    maximum-entropy RL's soft return)."""
     kl_coef: Float = Field(0.0, ge=0.0)
     """Weight of the proximal term ``KL(pi || pi_old)`` to the rollout's policy (MMD's
     mirror-descent step, ``1/eta``); 0: the clipping alone keeps updates small."""

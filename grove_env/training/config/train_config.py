@@ -73,6 +73,7 @@ BATCHED_ONLY = (
     "kl_coef",
     "ent_coef_end",
     "magnet_coef_end",
+    "magnet_in",
     "shared_trunk",
     "learn_from",
     "overlap",
@@ -170,6 +171,8 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
             )
         if (self.magnet == "none") != (self.magnet_coef == 0.0 and self.magnet_coef_end is None):
             raise ValueError("magnet and magnet_coef go together: set both, or neither")
+        if self.magnet_in == "reward" and self.magnet == "none":
+            raise ValueError("magnet_in reward needs a magnet (magnet and magnet_coef)")
         if self.best_by == "nashconv" and self.exploit_every is None:
             raise ValueError("best_by nashconv needs exploit_every (steps between NashConvs)")
         if self.exploit_every is not None and (self.tables or self.num_players > 4):
