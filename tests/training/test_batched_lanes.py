@@ -242,7 +242,8 @@ def lane_init(tmp_path: Path) -> list[torch.Tensor]:
 
 
 def test_magnet_in_reward_leaves_the_loss(tmp_path: Path, monkeypatch) -> None:
-    """``magnet_in: reward``: the update's loss has no magnet term; the rewards carry it."""
+    """``magnet_in: reward``: the update's loss gets no magnet term (the rewards carry it,
+    as the tests of ``samples`` check)."""
     import grove_env.training.batched.trainer as trainer_module
 
     seen = []
