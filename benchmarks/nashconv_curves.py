@@ -8,17 +8,18 @@ Each method is a config (``name=path``). For every table, method and seed the sc
 runs ``train.py`` on the config with the table's rules and players, the seed, the
 budget (``total_timesteps``) and ``exploit_every``, without the final gauntlet, and
 reads the exact NashConv the run measured (``metrics.csv``,
-:mod:`grove_env.training.measure.exploit`):
-the whole game at 2 players (outcome), one round from the start of a game at 3 and 4
-(markers). Everything else (imitation, opponents, entropy, magnet) is the config's, so
-two configs that differ only in their loss compare that loss.
+:mod:`grove_env.training.measure.exploit`): the whole game where the run measured it
+(outcome: at 2 players, and at 3 for a config with ``exploit_whole_game: true``), else
+one round from the start of a game (markers). Everything else (imitation, opponents,
+entropy, magnet) is the config's, so two configs that differ only in their loss compare
+that loss.
 
 It prints, per table and method, the median over the seeds of the last and of the
 lowest NashConv and the seeds' last figures, and writes ``--json`` (``{"tables": {table:
-{method: {"steps": [...], "seeds": {seed: [nash_conv, ...]}}}}}``) and ``--png`` (a panel
-per table, a line per seed, one colour per method). A run directory already there is
-read, not re-run, once its training finished (``curve_done.json``), so an interrupted
-comparison goes on where it stopped.
+{method: {"steps": [...], "seeds": {seed: [nash_conv, ...]}, "measure": ...}}}}``) and
+``--png`` (a panel per table, a line per seed, one colour per method). A run directory
+already there is read, not re-run, once its training finished (``curve_done.json``), so
+an interrupted comparison goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from grove_env.agents.learned.policy_files import ModelFileError, parse_zoo_tabl
 from grove_env.training.measure.exploit import GAME, ROUND, nashconv_curve
 
 ROOT = Path(__file__).resolve().parents[1]
+MEASURES = {True: "whole game, outcome", False: "one round, markers"}
+"""What a curve measures, by whether the run measured the whole game."""
 
 
 def train(config: Path, table: str, seed: int, args: argparse.Namespace, run_dir: Path) -> float:
@@ -79,8 +82,8 @@ def plot(results: dict, path: str) -> None:
             for i, values in enumerate(found["seeds"].values()):
                 label = method if i == 0 else None
                 ax.plot(found["steps"][: len(values)], values, colour, alpha=0.8, label=label)
-        unit = "whole game, outcome" if table.endswith("-2p") else "one round, markers"
-        ax.set(title=table, xlabel="learner steps", ylabel=f"NashConv ({unit})")
+        units = {found["measure"] for found in results[table].values()}
+        ax.set(title=table, xlabel="learner steps", ylabel=f"NashConv ({' / '.join(units)})")
         ax.set_ylim(bottom=0)
         ax.legend()
     fig.tight_layout()
@@ -118,14 +121,15 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(args.work)
     results: dict = {}
     for table in args.tables:
-        players = parse_zoo_table(table)[1]
         results[table] = {}
         for method, config in methods.items():
             found: dict = {"steps": [], "seeds": {}, "seconds": {}}
             for seed in args.seeds:
                 run_dir = work / table / method / f"seed{seed}"
                 found["seconds"][seed] = train(config, table, seed, args, run_dir)
-                points = nashconv_curve(run_dir, GAME if players == 2 else ROUND)
+                game = nashconv_curve(run_dir, GAME)
+                points = game or nashconv_curve(run_dir, ROUND)
+                found["measure"] = MEASURES[bool(game)]
                 steps, values = [p[0] for p in points], [p[2] for p in points]
                 found["steps"] = max(found["steps"], steps, key=len)
                 found["seeds"][seed] = values
@@ -137,8 +141,8 @@ def main(argv: list[str] | None = None) -> None:
             results[table][method] = found
     print(f"\nmedian over seeds {args.seeds}, {args.steps} steps, NashConv every {args.every}")
     for table, by_method in results.items():
-        unit = "whole game (outcome)" if table.endswith("-2p") else "one round (markers)"
         for method, found in by_method.items():
+            unit = found["measure"]
             last = [v[-1] for v in found["seeds"].values()]
             low = [min(v) for v in found["seeds"].values()]
             print(

@@ -135,14 +135,20 @@ def training_page(records: list[Record]) -> list[str]:
     return lines
 
 
+CURVE_MEASURE = {True: "whole game, outcome", False: "one round, markers"}
+"""A curve's measure where its record predates ``measure`` (by whether the table has 2
+players)."""
+
+
 def curves_page(records: list[Record]) -> list[str]:
     """``benchmarks/nashconv_curves.py`` records: per table and method, the median over
     the seeds of the last and the lowest NashConv, each seed's, and the curves' plot
     where it is kept beside the record (``data/curves/<name>.png``)."""
     lines = [
         "NashConv against learner steps of training methods (configs) on one budget, several",
-        "seeds each (`benchmarks/nashconv_curves.py`): the whole game at 2 players",
-        "(outcome), one round from the start of a game at 3 and 4 (markers). The command",
+        "seeds each (`benchmarks/nashconv_curves.py`): the whole game where the runs measured",
+        "it (outcome; at 2 players, and at 3 with `exploit_whole_game`), else one round from",
+        "the start of a game (markers), as the table's measure column says. The command",
         "reuses the runs its `--work` folder already holds, so it can take seconds; the",
         "table's last column is the time the runs trained.",
         "",
@@ -154,14 +160,15 @@ def curves_page(records: list[Record]) -> list[str]:
                 runs = found["seeds"]
                 last = statistics.median(v[-1] for v in runs.values())
                 low = statistics.median(min(v) for v in runs.values())
+                measure = found.get("measure") or CURVE_MEASURE[table_name.endswith("-2p")]
                 rows.append([
-                    table_name, method, found["steps"][-1], f"{last:.4f}", f"{low:.4f}",
+                    table_name, method, measure, found["steps"][-1], f"{last:.4f}", f"{low:.4f}",
                     ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
                     sum(found.get("seconds", {}).values()),
                 ])  # fmt: skip
         lines += [f"## {name}", ""]
-        header = ["table", "method", "steps", "median last", "median lowest", "each seed's last",
-                  "training s, seeds summed"]  # fmt: skip
+        header = ["table", "method", "measure", "steps", "median last", "median lowest",
+                  "each seed's last", "training s, seeds summed"]  # fmt: skip
         lines += table(header, rows)
         if (DATA / "curves" / f"{name}.png").is_file():
             lines += [f"![NashConv against steps, {name}](data/curves/{name}.png)", ""]
