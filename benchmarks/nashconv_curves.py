@@ -16,10 +16,12 @@ that loss.
 
 It prints, per table and method, the median over the seeds of the last and of the
 lowest NashConv and the seeds' last figures, and writes ``--json`` (``{"tables": {table:
-{method: {"steps": [...], "seeds": {seed: [nash_conv, ...]}, "measure": ...}}}}``) and
-``--png`` (a panel per table, a line per seed, one colour per method). A run directory
-already there is read, not re-run, once its training finished (``curve_done.json``), so
-an interrupted comparison goes on where it stopped.
+{method: {"steps": [...], "seeds": {seed: [nash_conv, ...]}, "walls": {seed: [seconds,
+...]}, "measure": ...}}}}``) and ``--png`` (a column per table, one colour per method:
+against learner steps the seeds' median and their range, against the seconds each run
+had trained a line per seed). A run directory already there is read, not re-run, once
+its training finished (``curve_done.json``), so an interrupted comparison goes on where
+it stopped.
 """
 
 from __future__ import annotations
@@ -69,23 +71,46 @@ def train(config: Path, table: str, seed: int, args: argparse.Namespace, run_dir
     return seconds
 
 
+def median_and_range(runs: list[list[float]]) -> tuple[list[float], list[float], list[float]]:
+    """Per measurement the seeds' median, lowest and highest, over the measurements that
+    every seed reached."""
+    points = list(zip(*runs))
+    return (
+        [statistics.median(p) for p in points],
+        [min(p) for p in points],
+        [max(p) for p in points],
+    )
+
+
 def plot(results: dict, path: str) -> None:
+    """A column per table: NashConv against learner steps (the seeds' median as a line,
+    their range shaded), and below it against the seconds each run had trained (a line
+    per seed, since the seeds' clocks differ)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     tables = list(results)
-    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
-    for ax, table in zip(axes[0], tables):
+    fig, axes = plt.subplots(2, len(tables), figsize=(6 * len(tables), 7), squeeze=False)
+    for column, table in enumerate(tables):
+        by_steps, by_wall = axes[0][column], axes[1][column]
         for colour, (method, found) in zip(("C0", "C1", "C2", "C3"), results[table].items()):
-            for i, values in enumerate(found["seeds"].values()):
-                label = method if i == 0 else None
-                ax.plot(found["steps"][: len(values)], values, colour, alpha=0.8, label=label)
-        units = {found["measure"] for found in results[table].values()}
-        ax.set(title=table, xlabel="learner steps", ylabel=f"NashConv ({' / '.join(units)})")
-        ax.set_ylim(bottom=0)
-        ax.legend()
+            middle, low, high = median_and_range(list(found["seeds"].values()))
+            steps = found["steps"][: len(middle)]
+            by_steps.plot(steps, middle, colour, label=f"{method} (median)")
+            by_steps.fill_between(steps, low, high, color=colour, alpha=0.2)
+            for i, (seed, values) in enumerate(found["seeds"].items()):
+                walls = found.get("walls", {}).get(seed)
+                if walls:
+                    label = method if i == 0 else None
+                    by_wall.plot(walls, values, colour, alpha=0.8, label=label)
+        units = " / ".join({found["measure"] for found in results[table].values()})
+        by_steps.set(title=table, xlabel="learner steps", ylabel=f"NashConv ({units})")
+        by_wall.set(xlabel="seconds trained (each seed)", ylabel=f"NashConv ({units})")
+        for ax in (by_steps, by_wall):
+            ax.set_ylim(bottom=0)
+            ax.legend()
     fig.tight_layout()
     fig.savefig(path)
 
@@ -123,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     for table in args.tables:
         results[table] = {}
         for method, config in methods.items():
-            found: dict = {"steps": [], "seeds": {}, "seconds": {}}
+            found: dict = {"steps": [], "seeds": {}, "walls": {}, "seconds": {}}
             for seed in args.seeds:
                 run_dir = work / table / method / f"seed{seed}"
                 found["seconds"][seed] = train(config, table, seed, args, run_dir)
@@ -133,6 +158,7 @@ def main(argv: list[str] | None = None) -> None:
                 steps, values = [p[0] for p in points], [p[2] for p in points]
                 found["steps"] = max(found["steps"], steps, key=len)
                 found["seeds"][seed] = values
+                found["walls"][seed] = [round(p[1], 1) for p in points]
                 print(
                     f"{table} {method} seed {seed}: last {values[-1]:.4f}, lowest "
                     f"{min(values):.4f} ({found['seconds'][seed]:.0f} s)",

@@ -140,17 +140,33 @@ CURVE_MEASURE = {True: "whole game, outcome", False: "one round, markers"}
 players)."""
 
 
-def curves_page(records: list[Record]) -> list[str]:
+def recorded_beside(nashconv: list[Record]) -> dict[tuple[str, bool], str]:
+    """Per table and measure (whole game or not), the agents' exact NashConvs that the
+    ``nashconv`` records hold, for a curve to be read against."""
+    found: dict[tuple[str, bool], list[str]] = {}
+    for _, record in nashconv:
+        r = record["result"]
+        key = (f"{r['rules']}-{r['players']}p", r["whole_game"])
+        found.setdefault(key, []).append(f"{r['agent']} {r['nash_conv']:.4f}")
+    return {key: ", ".join(sorted(agents)) for key, agents in found.items()}
+
+
+def curves_page(records: list[Record], nashconv: list[Record]) -> list[str]:
     """``benchmarks/nashconv_curves.py`` records: per table and method, the median over
-    the seeds of the last and the lowest NashConv, each seed's, and the curves' plot
-    where it is kept beside the record (``data/curves/<name>.png``)."""
+    the seeds of the last and the lowest NashConv, each seed's, the agents' exact figures
+    on the same measure (the ``nashconv`` records), and the curves' plot where it is kept
+    beside the record (``data/curves/<name>.png``)."""
+    beside = recorded_beside(nashconv)
     lines = [
         "NashConv against learner steps of training methods (configs) on one budget, several",
         "seeds each (`benchmarks/nashconv_curves.py`): the whole game where the runs measured",
         "it (outcome; at 2 players, and at 3 with `exploit_whole_game`), else one round from",
         "the start of a game (markers), as the table's measure column says. The command",
         "reuses the runs its `--work` folder already holds, so it can take seconds; the",
-        "table's last column is the time the runs trained.",
+        "table's training column is the time the runs trained. Beside each row, the agents'",
+        "exact NashConv on the same table and measure from [Exploitability](nashconv.md).",
+        "The plot: against learner steps the seeds' median (line) and range (shaded);",
+        "against the seconds each run trained, a line per seed.",
         "",
     ]
     for name, record in records:
@@ -165,10 +181,11 @@ def curves_page(records: list[Record]) -> list[str]:
                     table_name, method, measure, found["steps"][-1], f"{last:.4f}", f"{low:.4f}",
                     ", ".join(f"{v[-1]:.4f}" for v in runs.values()),
                     sum(found.get("seconds", {}).values()),
+                    beside.get((table_name, measure.startswith("whole game")), ""),
                 ])  # fmt: skip
         lines += [f"## {name}", ""]
         header = ["table", "method", "measure", "steps", "median last", "median lowest",
-                  "each seed's last", "training s, seeds summed"]  # fmt: skip
+                  "each seed's last", "training s, seeds summed", "beside it"]  # fmt: skip
         lines += table(header, rows)
         if (DATA / "curves" / f"{name}.png").is_file():
             lines += [f"![NashConv against steps, {name}](data/curves/{name}.png)", ""]
@@ -235,7 +252,6 @@ PAGE_MAKERS: dict[str, Callable[[list[Record]], list[str]]] = {
     "gauntlet": gauntlet_page,
     "nashconv": nashconv_page,
     "training": training_page,
-    "curves": curves_page,
     "sweeps": sweeps_page,
     "benchmark": benchmark_page,
 }
@@ -256,6 +272,8 @@ def page(
         maker = lambda found: nashconv_page(found, bounds or {})  # noqa: E731
     if kind == "league":
         maker = lambda found: league_page(found, nash_convs or {})  # noqa: E731
+    if kind == "curves":
+        maker = lambda found: curves_page(found, nashconv or [])  # noqa: E731
     if kind == "bestresponse":
         maker = lambda found: bestresponse_page(found, nashconv or [])  # noqa: E731
     body = maker(records) if records else ["No records yet (see [Results](index.md))."]

@@ -189,3 +189,20 @@ def test_a_learned_bound_fills_only_the_cells_with_no_exact_figure() -> None:
     assert tables.whole_game(three, found) == three["nash_conv"]["whole_game_outcome"]
     # a response that gained nothing bounds NashConv by 0 alone, never by a negative figure
     assert tables.at_least(-0.0004) == tables.at_least(0.0) == "≥ 0 (no gain found)"
+
+
+def test_a_curve_row_shows_the_exact_figures_of_its_own_table_and_measure() -> None:
+    (curves,) = (DATA / "curves").glob("revised-2p-3p.json")
+    record = json.loads(curves.read_text())
+    nashconv = [(p.stem, json.loads(p.read_text())) for p in (DATA / "nashconv").glob("*.json")]
+    game = next(r for _, r in nashconv if r["result"]["agent"] == "cfr"
+                and r["result"]["whole_game"] and r["result"]["players"] == 2
+                and r["result"]["rules"] == "revised")  # fmt: skip
+    text = pages.page("curves", [("c", record)], nashconv=nashconv)
+    two = [line for line in text.splitlines() if line.startswith("| revised-2p |")]
+    three = [line for line in text.splitlines() if line.startswith("| revised-3p |")]
+    assert two and three
+    assert all(f"cfr {game['result']['nash_conv']:.4f}" in line for line in two)
+    # the 3p rows measured one round: the whole game's figures are not theirs
+    assert all("one round" in line and "zoo:revised-3p" not in line for line in three)
+    assert "| beside it |" in pages.page("curves", [("c", record)])
