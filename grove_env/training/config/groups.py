@@ -136,7 +136,9 @@ class OpponentFields(BaseModel):
     """Passes over the teacher's decisions (minibatches of ``batch_size``)."""
 
     opponents: OpponentMix = OpponentMix()  # frozen, so one shared default is safe
-    """Who plays the other seats (weights, normalised)."""
+    """Who plays the other seats (weights, normalised). A kind a mapping leaves out keeps
+    its default weight (``live`` 0.5, ``pool`` 0.2, ``heuristic`` 0.2, ``random`` 0.1, the
+    others 0): ``{agents: {"zoo:revised-3p": 1.0}}`` alone is half that agent."""
     opponent_sampling: Literal["game", "seat"] = "game"
     """``game``: one opponent kind per game for all other seats; ``seat``: one per seat."""
     learner_seat: Literal["rotate", "random"] = "rotate"
