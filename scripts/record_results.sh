@@ -112,6 +112,8 @@ rec benchmark exploitability-2p python benchmarks/exploitability.py --players 2 
 if [[ "${ONLY:-}" == sweeps ]]; then
     rec sweeps revised-2p grove-sweep configs/sweeps/revised_2p.yaml --trials 0 --fresh \
         --json {json} --png "$DATA/sweeps/revised-2p.png"
+    rec sweeps mmd-reward-2p grove-sweep configs/sweeps/mmd_reward_2p.yaml --trials 0 --fresh \
+        --json {json} --png "$DATA/sweeps/mmd-reward-2p.png"
 fi
 
 python scripts/results_pages.py
