@@ -12,9 +12,10 @@ set of every public state the game walks: minibatch Adam on the KL divergence fr
 solution's move probabilities, each round's sets weighted by their reach under the
 solution (:func:`~grove_env.training.descent.fit.fit`, as the descent fits a table).
 After every ``--epochs`` passes, ``--rounds`` times, it measures the network's exact
-whole-game NashConv. The figure is what the network can represent, from above (a better
-fit can only go lower): if it lies under what training reaches, the network is not the
-limit, the training is.
+whole-game NashConv; within each round of passes the step size falls linearly from
+``--lr`` to 0, so each round is a warm restart. The figure is what the network can
+represent, from above (a better fit can only go lower): if it lies under what training
+reaches, the network is not the limit, the training is.
 
 It prints one line per measurement and writes ``--json``: the table, the solution's own
 NashConv, the rows fitted, and ``points`` (epochs, fit loss, NashConv, seconds).
@@ -158,11 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         result = run(args)
-    except (ValueError, OSError) as e:  # no solution for the table, a missing policy file
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1) + "\n")
+    except (ValueError, OSError) as e:  # no solution for the table, a missing file
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 
