@@ -9,6 +9,7 @@ from pathlib import Path
 import optuna
 import pytest
 import yaml
+from optuna.trial import TrialState
 
 from grove_env.training.config import ConfigError
 from grove_env.training.measure.exploit import GAME, nashconv_column
@@ -19,6 +20,7 @@ from grove_env.training.sweep.study import (
     draw,
     finished,
     open_study,
+    restore,
     run_value,
     settings_key,
 )
@@ -186,3 +188,77 @@ def test_a_missing_sweep_file_is_one_line(tmp_path: Path, capsys) -> None:
     assert cli.main([str(tmp_path / "none.yaml")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not exist" in err
+
+
+def recorded(**changes) -> dict:
+    """A result as ``grove-sweep --json`` writes it, for the tiny sweep: trials 0 and 2."""
+    one = {"learning_rate": 1e-3, "loss": "ppo", "net_arch": "two"}
+    two = {"learning_rate": 2e-3, "loss": "mmd", "magnet_coef": 0.1, "net_arch": "one"}
+    trials = [
+        {"trial": 2, "nash_conv": 0.4, "seeds": {"0": 0.4}, "seconds": 9.0, "params": two},
+        {"trial": 0, "nash_conv": 0.6, "seeds": {"0": 0.6}, "seconds": 8.0, "params": one},
+    ]
+    return {"sweep": "tiny", "budget": 512, "seeds": [0], "trials": trials, **changes}
+
+
+def test_a_study_is_rebuilt_from_its_record(tmp_path: Path) -> None:
+    sweep = load_sweep(write_sweep(tmp_path))
+    study = open_study(sweep)
+    assert restore(sweep, study, {"result": recorded()}) == 2  # a record wraps the result
+    states = [t.state for t in study.get_trials()]
+    assert states == [TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
+    best, other = finished(study)
+    assert (best.number, best.value, other.number, other.value) == (2, 0.4, 0, 0.6)
+    assert best.params == recorded()["trials"][0]["params"]
+    assert best.user_attrs == {"key": settings_key(best.params), "seeds": {"0": 0.4},
+                               "seconds": 9.0}  # fmt: skip
+    with pytest.raises(ConfigError, match="already holds trials"):
+        restore(sweep, study, recorded())
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"budget": 1024}, "at 1024 steps"),
+        ({"sweep": "other"}, "of sweep 'other'"),
+        ({"trials": [{"trial": 0}]}, "each trial needs"),
+    ],
+)
+def test_a_record_of_another_sweep_is_refused(tmp_path: Path, changes: dict, message: str) -> None:
+    sweep = load_sweep(write_sweep(tmp_path))
+    with pytest.raises(ConfigError, match=message) as found:
+        restore(sweep, open_study(sweep), recorded(**changes))
+    assert "\n" not in str(found.value)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [({"learning_rate": 0.5}, "does not fit the sweep's space"),
+     ({"gamma": 0.9}, "sets gamma, which the sweep's space does not hold")],
+)  # fmt: skip
+def test_a_trial_outside_the_space_is_refused(tmp_path: Path, setting: dict, message: str) -> None:
+    sweep = load_sweep(write_sweep(tmp_path))
+    result = recorded()
+    result["trials"][1]["params"] = {**result["trials"][1]["params"], **setting}
+    with pytest.raises(ConfigError, match=message):
+        restore(sweep, open_study(sweep), result)
+
+
+def test_from_record_on_the_command_line(tmp_path: Path, capsys) -> None:
+    path = write_sweep(tmp_path)
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({"kind": "sweeps", "result": recorded()}))
+    out = tmp_path / "table.json"
+    assert cli.main([str(path), "--trials", "0", "--from-record", str(record),
+                     "--json", str(out)]) == 0  # fmt: skip
+    assert "restored 2 trials" in capsys.readouterr().out
+    table = json.loads(out.read_text())
+    assert [(t["trial"], t["nash_conv"]) for t in table["trials"]] == [(2, 0.4), (0, 0.6)]
+    # The same command again goes on: the study is left as it is, and it says so.
+    assert cli.main([str(path), "--trials", "0", "--from-record", str(record)]) == 0
+    assert "already holds 3 trials" in capsys.readouterr().err
+    (tmp_path / "out" / "study.db").unlink()
+    record.write_text("{not json")
+    assert cli.main([str(path), "--from-record", str(record)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not JSON" in err

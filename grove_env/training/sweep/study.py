@@ -24,6 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
 from optuna.trial import TrialState
 
 from grove_env.training import front
@@ -71,21 +77,86 @@ def run_value(sweep: Sweep, cfg: TrainConfig) -> float:
     return values[-1] if sweep.spec.objective == "last" else min(values)
 
 
+def distributions(sweep: Sweep) -> dict[str, BaseDistribution]:
+    """Each entry of the space as an Optuna distribution: what :func:`draw` draws from, and
+    what :func:`restore` checks a recorded trial against."""
+    out: dict[str, BaseDistribution] = {}
+    for name, p in sweep.spec.space.items():
+        if p.choice is not None:
+            out[name] = CategoricalDistribution(list(p.options()))
+        elif p.integer:
+            assert p.low is not None and p.high is not None
+            out[name] = IntDistribution(int(p.low), int(p.high), log=p.log)
+        else:
+            assert p.low is not None and p.high is not None
+            out[name] = FloatDistribution(p.low, p.high, log=p.log)
+    return out
+
+
 def draw(trial: optuna.Trial, sweep: Sweep) -> dict[str, Primitive]:
     """The trial's settings, drawn from the space."""
     params: dict[str, Primitive] = {}
-    for name, p in sweep.spec.space.items():
-        if any(params.get(other) not in allowed for other, allowed in p.when.items()):
+    for name, d in distributions(sweep).items():
+        when = sweep.spec.space[name].when
+        if any(params.get(other) not in allowed for other, allowed in when.items()):
             continue
-        if p.choice is not None:
-            params[name] = trial.suggest_categorical(name, list(p.options()))
-        elif p.integer:
-            assert p.low is not None and p.high is not None
-            params[name] = trial.suggest_int(name, int(p.low), int(p.high), log=p.log)
+        if isinstance(d, CategoricalDistribution):
+            params[name] = trial.suggest_categorical(name, list(d.choices))
+        elif isinstance(d, IntDistribution):
+            params[name] = trial.suggest_int(name, d.low, d.high, log=d.log)
         else:
-            assert p.low is not None and p.high is not None
-            params[name] = trial.suggest_float(name, p.low, p.high, log=p.log)
+            assert isinstance(d, FloatDistribution)
+            params[name] = trial.suggest_float(name, d.low, d.high, log=d.log)
     return params
+
+
+def restore(sweep: Sweep, study: optuna.Study, result: dict[str, Any]) -> int:
+    """Add the completed trials of a recorded result (``grove-sweep --json``, or a record
+    of it under ``docs/results/data/sweeps``) to an empty study, each under its own
+    number (a number the result lacks, a trial that never completed, is added as failed);
+    the number of trials restored. Refused in one line where the result is of another
+    sweep, budget or seeds, or the study already holds trials."""
+    result = result.get("result", result)
+    base = {**sweep.base, **sweep.spec.set}
+    mine = (sweep.spec.name, base.get("total_timesteps"), sweep.spec.seeds)
+    theirs = (result.get("sweep"), result.get("budget"), result.get("seeds"))
+    if theirs != mine:
+        raise ConfigError(
+            f"--from-record: the record is of sweep {theirs[0]!r} at {theirs[1]} steps, seeds "
+            f"{theirs[2]}; this sweep is {mine[0]!r} at {mine[1]} steps, seeds {mine[2]}"
+        )
+    if study.get_trials(deepcopy=False):
+        raise ConfigError(
+            f"--from-record: the study in {str(sweep.folder)!r} already holds trials; "
+            "a record restores an empty one"
+        )
+    space = distributions(sweep)
+    trials = result.get("trials", [])
+    keys = ("trial", "nash_conv", "params", "seeds", "seconds")
+    if not isinstance(trials, list) or not all(
+        isinstance(t, dict) and all(k in t for k in keys) for t in trials
+    ):
+        raise ConfigError(f"--from-record: each trial needs {', '.join(keys)}")
+    for t in sorted(trials, key=lambda t: t["trial"]):
+        while len(study.get_trials(deepcopy=False)) < t["trial"]:
+            study.add_trial(optuna.trial.create_trial(state=TrialState.FAIL))
+        attrs = {"key": settings_key(t["params"]), "seeds": t["seeds"], "seconds": t["seconds"]}
+        unknown = sorted(set(t["params"]) - set(space))
+        if unknown:
+            raise ConfigError(
+                f"--from-record: trial {t['trial']} sets {', '.join(unknown)}, "
+                "which the sweep's space does not hold"
+            )
+        try:
+            found = {name: space[name] for name in t["params"]}
+            study.add_trial(optuna.trial.create_trial(
+                params=t["params"], distributions=found, value=t["nash_conv"], user_attrs=attrs
+            ))  # fmt: skip
+        except ValueError as e:
+            raise ConfigError(
+                f"--from-record: trial {t['trial']} does not fit the sweep's space: {e}"
+            ) from None
+    return len(finished(study))
 
 
 def objective(sweep: Sweep, trial: optuna.Trial) -> float:
