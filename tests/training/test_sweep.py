@@ -222,6 +222,7 @@ def test_a_study_is_rebuilt_from_its_record(tmp_path: Path) -> None:
         ({"budget": 1024}, "at 1024 steps"),
         ({"sweep": "other"}, "of sweep 'other'"),
         ({"trials": [{"trial": 0}]}, "each trial needs"),
+        ({"trials": [recorded()["trials"][1]] * 2}, "numbers must be distinct"),
     ],
 )
 def test_a_record_of_another_sweep_is_refused(tmp_path: Path, changes: dict, message: str) -> None:
@@ -239,9 +240,11 @@ def test_a_record_of_another_sweep_is_refused(tmp_path: Path, changes: dict, mes
 def test_a_trial_outside_the_space_is_refused(tmp_path: Path, setting: dict, message: str) -> None:
     sweep = load_sweep(write_sweep(tmp_path))
     result = recorded()
-    result["trials"][1]["params"] = {**result["trials"][1]["params"], **setting}
+    result["trials"][0]["params"] = {**result["trials"][0]["params"], **setting}  # trial 2
+    study = open_study(sweep)
     with pytest.raises(ConfigError, match=message):
-        restore(sweep, open_study(sweep), result)
+        restore(sweep, study, result)
+    assert not study.get_trials()  # nothing added: the record can be mended and read again
 
 
 def test_from_record_on_the_command_line(tmp_path: Path, capsys) -> None:

@@ -114,8 +114,9 @@ def restore(sweep: Sweep, study: optuna.Study, result: dict[str, Any]) -> int:
     """Add the completed trials of a recorded result (``grove-sweep --json``, or a record
     of it under ``docs/results/data/sweeps``) to an empty study, each under its own
     number (a number the result lacks, a trial that never completed, is added as failed);
-    the number of trials restored. Refused in one line where the result is of another
-    sweep, budget or seeds, or the study already holds trials."""
+    the number of trials restored. Refused in one line, before anything is added, where
+    the result is of another sweep, budget or seeds, a trial does not fit the sweep's
+    space, or the study already holds trials."""
     result = result.get("result", result)
     base = {**sweep.base, **sweep.spec.set}
     mine = (sweep.spec.name, base.get("total_timesteps"), sweep.spec.seeds)
@@ -130,33 +131,45 @@ def restore(sweep: Sweep, study: optuna.Study, result: dict[str, Any]) -> int:
             f"--from-record: the study in {str(sweep.folder)!r} already holds trials; "
             "a record restores an empty one"
         )
-    space = distributions(sweep)
-    trials = result.get("trials", [])
+    trials = recorded_trials(sweep, result.get("trials"))
+    for number in range(max(trials, default=-1) + 1):
+        study.add_trial(trials.get(number) or optuna.trial.create_trial(state=TrialState.FAIL))
+    return len(trials)
+
+
+def recorded_trials(sweep: Sweep, trials: Any) -> dict[int, optuna.trial.FrozenTrial]:
+    """A record's trials by number, each checked against the sweep's space (one line)."""
     keys = ("trial", "nash_conv", "params", "seeds", "seconds")
     if not isinstance(trials, list) or not all(
-        isinstance(t, dict) and all(k in t for k in keys) for t in trials
+        isinstance(t, dict) and all(k in t for k in keys) and isinstance(t["params"], dict)
+        for t in trials
     ):
         raise ConfigError(f"--from-record: each trial needs {', '.join(keys)}")
-    for t in sorted(trials, key=lambda t: t["trial"]):
-        while len(study.get_trials(deepcopy=False)) < t["trial"]:
-            study.add_trial(optuna.trial.create_trial(state=TrialState.FAIL))
-        attrs = {"key": settings_key(t["params"]), "seeds": t["seeds"], "seconds": t["seconds"]}
+    numbers = [t["trial"] for t in trials]
+    if not all(isinstance(k, int) and k >= 0 for k in numbers) or len(set(numbers)) < len(numbers):
+        raise ConfigError("--from-record: the trials' numbers must be distinct, 0 or more")
+    space = distributions(sweep)
+    out = {}
+    for t in trials:
         unknown = sorted(set(t["params"]) - set(space))
         if unknown:
             raise ConfigError(
                 f"--from-record: trial {t['trial']} sets {', '.join(unknown)}, "
                 "which the sweep's space does not hold"
             )
+        attrs = {"key": settings_key(t["params"]), "seeds": t["seeds"], "seconds": t["seconds"]}
         try:
-            found = {name: space[name] for name in t["params"]}
-            study.add_trial(optuna.trial.create_trial(
-                params=t["params"], distributions=found, value=t["nash_conv"], user_attrs=attrs
-            ))  # fmt: skip
-        except ValueError as e:
+            out[t["trial"]] = optuna.trial.create_trial(
+                params=t["params"],
+                distributions={name: space[name] for name in t["params"]},
+                value=t["nash_conv"],
+                user_attrs=attrs,
+            )
+        except (TypeError, ValueError) as e:
             raise ConfigError(
                 f"--from-record: trial {t['trial']} does not fit the sweep's space: {e}"
             ) from None
-    return len(finished(study))
+    return out
 
 
 def objective(sweep: Sweep, trial: optuna.Trial) -> float:
