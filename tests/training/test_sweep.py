@@ -204,7 +204,7 @@ def recorded(**changes) -> dict:
 def test_a_study_is_rebuilt_from_its_record(tmp_path: Path) -> None:
     sweep = load_sweep(write_sweep(tmp_path))
     study = open_study(sweep)
-    assert restore(sweep, study, {"result": recorded()}) == 2  # a record wraps the result
+    assert restore(sweep, study, recorded()) == 2
     states = [t.state for t in study.get_trials()]
     assert states == [TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
     best, other = finished(study)

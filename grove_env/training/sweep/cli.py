@@ -137,16 +137,18 @@ def from_record(sweep: Sweep, path: str) -> None:
 
 
 def read_record(path: str) -> dict:
-    """A recorded sweep result (plain JSON; nothing else is loaded), or a one-line error."""
+    """The sweep result in a JSON file (a ``--json`` file, or a record that keeps it as its
+    ``result``; plain JSON, nothing else is loaded), or a one-line error."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as e:
         raise ConfigError(
             f"--from-record: {path!r} is not JSON ({e.msg}, line {e.lineno})"
         ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("result", data), dict):
+    result = data.get("result", data) if isinstance(data, dict) else None
+    if not isinstance(result, dict):
         raise ConfigError(f"--from-record: {path!r} holds no sweep result")
-    return data
+    return result
 
 
 def _fail(e: Exception, code: int) -> int:

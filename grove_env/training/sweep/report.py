@@ -48,7 +48,7 @@ def sweep_result(sweep: Sweep, study: optuna.Study, fresh: dict[str, Any] | None
         }
         for t in finished(study)
     ]
-    base = {**sweep.base, **sweep.spec.set}
+    base = sweep.shared
     return {
         "sweep": sweep.spec.name,
         "file": str(sweep.path),
@@ -99,7 +99,7 @@ def best_configs(sweep: Sweep, study: optuna.Study) -> list[Path]:
     """Write the best ``top`` settings as training configs; their paths."""
     paths = []
     for rank, t in enumerate(finished(study)[: sweep.spec.top], start=1):
-        data = {**sweep.base, **sweep.spec.set, **sweep.spec.fresh_set, **sweep.settings(t.params)}
+        data = {**sweep.shared, **sweep.spec.fresh_set, **sweep.settings(t.params)}
         data["name"] = f"{sweep.spec.name}-best{rank}"
         data.pop("run_dir", None)
         head = (f"# Sweep {sweep.spec.name} ({sweep.path}), rank {rank}: trial {t.number}, "

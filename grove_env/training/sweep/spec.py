@@ -154,13 +154,18 @@ class Sweep:
         self.base = base
         self.folder = Path(spec.folder or Path("runs") / "sweeps" / spec.name)
 
+    @property
+    def shared(self) -> dict[str, Any]:
+        """The config data every trial shares: the base config under the sweep's ``set``."""
+        return {**self.base, **self.spec.set}
+
     def trial_config(
         self, params: dict[str, Primitive], seed: int, run_dir: Path, fresh: bool = False
     ) -> TrainConfig:
         """The training config of one trial's run at ``seed``, into ``run_dir`` (``fresh``:
         with ``fresh_set`` too)."""
         more = self.spec.fresh_set if fresh else {}
-        data = {**self.base, **self.spec.set, **more, **self.settings(params)}
+        data = {**self.shared, **more, **self.settings(params)}
         data.update(seed=seed, run_dir=str(run_dir), progress=False)
         return config_from_dict(data)
 
@@ -201,7 +206,7 @@ def _check_space(sweep: Sweep, base_path: Path) -> None:
     """Every name a field or a bundle of fields, every extreme a valid config."""
     fields = TrainConfig.model_fields
     try:
-        config_from_dict({**sweep.base, **sweep.spec.set})
+        config_from_dict(sweep.shared)
     except ConfigError as e:
         where = f"sweep {str(sweep.path)!r}: base {str(base_path)!r} with set"
         raise ConfigError(f"{where}: {e}") from None
@@ -226,7 +231,7 @@ def _check_space(sweep: Sweep, base_path: Path) -> None:
                     "(a bundle is a choice of mappings of fields)"
                 )
             try:
-                config_from_dict({**sweep.base, **sweep.spec.set, **change})
+                config_from_dict({**sweep.shared, **change})
             except ConfigError as e:
                 where = f"sweep {str(sweep.path)!r}: space.{name} = {shown(value)}"
                 raise ConfigError(f"{where}: {e}") from None

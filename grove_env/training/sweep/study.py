@@ -111,15 +111,13 @@ def draw(trial: optuna.Trial, sweep: Sweep) -> dict[str, Primitive]:
 
 
 def restore(sweep: Sweep, study: optuna.Study, result: dict[str, Any]) -> int:
-    """Add the completed trials of a recorded result (``grove-sweep --json``, or a record
-    of it under ``docs/results/data/sweeps``) to an empty study, each under its own
-    number (a number the result lacks, a trial that never completed, is added as failed);
-    the number of trials restored. Refused in one line, before anything is added, where
-    the result is of another sweep, budget or seeds, a trial does not fit the sweep's
-    space, or the study already holds trials."""
-    result = result.get("result", result)
-    base = {**sweep.base, **sweep.spec.set}
-    mine = (sweep.spec.name, base.get("total_timesteps"), sweep.spec.seeds)
+    """Add the completed trials of a recorded result (what ``grove-sweep --json`` writes,
+    which a record under ``docs/results/data/sweeps`` keeps as its ``result``) to an
+    empty study, each under its own number (a number the result lacks, a trial that
+    never completed, is added as failed); the number of trials restored. Refused in one
+    line, before anything is added, where the result is of another sweep, budget or
+    seeds, a trial does not fit the sweep's space, or the study already holds trials."""
+    mine = (sweep.spec.name, sweep.shared.get("total_timesteps"), sweep.spec.seeds)
     theirs = (result.get("sweep"), result.get("budget"), result.get("seeds"))
     if theirs != mine:
         raise ConfigError(
