@@ -35,6 +35,8 @@ import numpy as np
 import torch
 
 from grove_env.agents.learned.actor import Actor
+from grove_env.agents.learned.cfr_agent import data_file
+from grove_env.agents.learned.policy_files import ZOO_POLICY, zoo_dir
 from grove_env.agents.learned.ppo import load_actor
 from grove_env.analysis.measure import round_tree
 from grove_env.analysis.policies import policy_of
@@ -51,7 +53,6 @@ from grove_env.rules import get_rules
 from grove_env.training.descent.fit import fit, fit_weights
 from grove_env.training.descent.tree import Inputs, as_fixed, branch_probabilities, tree_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
 State = tuple[Counts, int]
 
 
@@ -95,10 +96,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Fit and measure (module docstring); the JSON result."""
     began = time.perf_counter()
     rules, n = get_rules(args.rules), args.players
-    if not (ROOT / "grove_env/data" / f"cfr_{args.rules}_{n}p_game.npz").is_file():
-        shipped = sorted(p.name for p in (ROOT / "grove_env/data").glob("cfr_*_game.npz"))
+    solved_file = data_file(args.rules, n)
+    if not solved_file.is_file():
+        shipped = sorted(p.name for p in solved_file.parent.glob("cfr_*_game.npz"))
         raise ValueError(f"no whole-game CFR solution ships for {args.rules} {n}p: {shipped}")
-    policy = args.policy or str(ROOT / "grove_env/data/zoo" / f"{args.rules}_{n}p/policy.json")
+    policy = args.policy or str(zoo_dir(f"{args.rules}-{n}p") / ZOO_POLICY)
     actor = network(policy, args.start)
     states = public_states(rules, n, args.max_rounds)
     trees = [round_tree(rules, n, f) for f in range(n)]
