@@ -7,8 +7,9 @@ the learner (:meth:`~RunSchedule.train`, the step count, the files of a checkpoi
 of the best policy, the TensorBoard writer).
 
 Everything periodic happens at a rollout boundary (:meth:`RunSchedule.at_boundary`,
-right after an update): snapshots into the opponent pool, quick evaluations, exact
-NashConvs (``exploit_every``), the best policy, checkpoints. A boundary that measures
+right after an update): snapshots into the opponent pool, quick evaluations (and the
+opponent mix moved by them, ``follow_worst``), exact NashConvs (``exploit_every``), the
+best policy, checkpoints. A boundary that measures
 anything appends one ``metrics.csv`` row (a cell left blank where that measure was
 not due). SIGINT/SIGTERM set a flag; the current rollout is dropped, the step count
 goes back to the last boundary, a checkpoint is written and the run exits with code
@@ -45,7 +46,7 @@ from grove_env.training.measure.exploit import (
     plot_nashconv,
 )
 from grove_env.training.run.directory import MetricsLog, metrics_columns, plot_learning_curve
-from grove_env.training.selfplay.opponents import Opponents
+from grove_env.training.selfplay.opponents import POOL, Opponents, follow_worst
 
 NEVER = -(10**18)
 
@@ -91,6 +92,8 @@ class RunSchedule:
         self.evaluators = evaluators(cfg)
         self.exploit_meter = ExploitMeter(cfg) if cfg.exploit_every is not None else None
         self.bar: tqdm | None = None
+        self.mix_to_send: dict[str, float] | None = None
+        """Opponent weights (``follow_worst``) a collector process has not had yet."""
 
     # ----------------------------------------------------------------- the learner's part
     @property
@@ -174,6 +177,21 @@ class RunSchedule:
         self.metrics.append(row)
         self.plot()
         self.say(step, shares, nash, is_best)
+        if evaluate and self.cfg.follow_worst:
+            self.follow(shares, step)
+
+    def follow(self, shares: dict[str, float], step: int) -> None:
+        """Move the opponent mix towards the kinds the quick evaluation's ``shares`` were
+        lowest against (``follow_worst``; the batched backend's collector process takes
+        :attr:`mix_to_send` with its next order); logged as ``opponents/weight_<kind>``."""
+        cfg = self.cfg
+        base = cfg.opponents.weights()
+        mix = {**base, **follow_worst(base, shares, cfg.follow_worst, cfg.num_players)}
+        self.opponents.set_weights(mix)
+        self.mix_to_send = mix
+        kinds = (*self.opponents.names, POOL)
+        weights = dict(zip(kinds, self.opponents.weights.tolist()))
+        self.log({f"opponents/weight_{k}": w for k, w in weights.items() if w > 0}, step)
 
     def say(self, step: int, shares: dict[str, float], nash: dict[str, float], best: bool) -> None:
         parts = [", ".join(f"vs {k} {v:.3f}" for k, v in shares.items())] if shares else []

@@ -12,7 +12,8 @@ process, spawned at the start of the run, and the two meet in shared memory:
 * the behaviour weights are a shared copy of the learner's, overwritten by the learner
   (:meth:`RemoteCollector.begin`) while the collector waits, never while it plays;
 * the pipe carries the orders (restart the games, collect) and, once per rollout, the
-  snapshot magnet and the opponent pool where they changed, and the rollout's results.
+  snapshot magnet, the opponent pool and the opponents' weights where they changed,
+  and the rollout's results.
 
 The learner takes what it learns from out of the shared arrays (:func:`owned`) before it
 orders the next rollout, then updates while the collector plays: the rollout an update
@@ -116,9 +117,12 @@ class RemoteCollector:
         """Restart the games from ``seed`` (as :meth:`.rollout.Collector.restart`)."""
         self.conn.send(("restart", seed))
 
-    def begin(self, model: ActorCritic, magnet: Any, pool: dict) -> None:
+    def begin(
+        self, model: ActorCritic, magnet: Any, pool: dict, mix: dict[str, float] | None = None
+    ) -> None:
         """Copy ``model``'s weights into the behaviour copy and start the next rollout,
-        with the snapshot ``magnet`` (an actor, or None) and the opponent ``pool``."""
+        with the snapshot ``magnet`` (an actor, or None), the opponent ``pool`` and, where
+        they changed, the opponents' weights ``mix`` (``follow_worst``)."""
         assert not self.busy, "a rollout is in progress"
         self.behaviour.load_state_dict(model.state_dict())
         changed = pool["steps"] != self.pool_sent
@@ -127,7 +131,7 @@ class RemoteCollector:
             self.pool_sent = list(pool["steps"])
         sent_magnet = None if magnet is None else _numpy_state(magnet.state_dict())
         self.stop.clear()
-        self.conn.send(("collect", (sent_magnet, pool if changed else None)))
+        self.conn.send(("collect", (sent_magnet, pool if changed else None, mix)))
         self.busy = True
 
     def finish(self, should_stop: Any) -> RolloutStats | None:
@@ -197,7 +201,9 @@ def serve(
                 collector.restart(payload)
                 generator.manual_seed(payload)
                 continue
-            magnet, pool = payload
+            magnet, pool, mix = payload
+            if mix is not None:
+                opponents.set_weights(mix)
             if pool is not None:
                 pool = {**pool, "states": [_tensor_state(s) for s in pool["states"]]}
                 opponents.load_pool_state(pool, behaviour.actor)

@@ -120,6 +120,8 @@ class BatchedTrainer(RunSchedule):
         )
         self.start_schedule(self._step, state, resumed=ckpt is not None)
         self.writer = SummaryWriter(str(run_dir / "tb"))
+        if cfg.follow_worst and self.latest_eval:  # resumed: the mix the last one followed
+            self.follow(self.latest_eval, self._step)
 
     def learn_teacher(self, teacher: str) -> None:
         """The warm start: the network learns the teacher's moves (``imitate``)."""
@@ -227,7 +229,7 @@ class BatchedTrainer(RunSchedule):
             weights = dataclasses.replace(weights, magnet_coef=0.0)
         if self.remote is not None:
             samples = owned(samples, self.device)
-            self.remote.begin(self.model, self.magnet, self.opponents.pool_state())
+            self.remote.begin(self.model, self.magnet, self.opponents.pool_state(), self.sent_mix())
         terms = ppo_update(
             self.model, self.optimizer, samples, weights, self.settings, self.generator
         )
@@ -250,7 +252,7 @@ class BatchedTrainer(RunSchedule):
     def collect(self, keep_going: Callable[[int], bool]) -> RolloutStats | None:
         """One rollout into :attr:`rollout` (``None``: ``keep_going`` said stop)."""
         if self.remote is not None:
-            self.remote.begin(self.model, self.magnet, self.opponents.pool_state())
+            self.remote.begin(self.model, self.magnet, self.opponents.pool_state(), self.sent_mix())
             self.pending = self.remote.finish(lambda: not keep_going(0))
             return self.pending
         assert self.collector is not None
@@ -258,6 +260,11 @@ class BatchedTrainer(RunSchedule):
             assert isinstance(self.collector, LaneCollector)
             return self.collector.collect(self.rollout, keep_going)
         return self.collector.collect(self.rollout, keep_going)
+
+    def sent_mix(self) -> dict[str, float] | None:
+        """The weights the collector process has not had yet (``None``: no change)."""
+        mix, self.mix_to_send = self.mix_to_send, None
+        return mix
 
     def close(self) -> None:
         """End the collector process (``overlap``)."""

@@ -139,6 +139,14 @@ class OpponentFields(BaseModel):
     """Who plays the other seats (weights, normalised). A kind a mapping leaves out keeps
     its default weight (``live`` 0.5, ``pool`` 0.2, ``heuristic`` 0.2, ``random`` 0.1, the
     others 0): ``{agents: {"zoo:revised-3p": 1.0}}`` alone is half that agent."""
+    follow_worst: Float = Field(0.0, ge=0.0)
+    """Move the mix towards the opponents the learner does worst against: after each quick
+    evaluation, every kind with a weight in ``opponents`` that ``eval_opponents`` also
+    names is weighted by ``exp(follow_worst * (fair - share) / fair)`` (``share``: the
+    learner's win share against it, ``fair``: one over the seats), and these kinds share
+    out the total weight ``opponents`` gave them (``live`` and ``pool`` keep theirs).
+    ``0``: the mix as written. Batched backend, one table
+    (:func:`~grove_env.training.selfplay.opponents.follow_worst`)."""
     opponent_sampling: Literal["game", "seat"] = "game"
     """``game``: one opponent kind per game for all other seats; ``seat``: one per seat."""
     learner_seat: Literal["rotate", "random"] = "rotate"

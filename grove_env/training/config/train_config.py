@@ -187,6 +187,19 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         return self
 
     @model_validator(mode="after")
+    def _what_following_reads(self) -> TrainConfig:
+        if self.follow_worst == 0.0:
+            return self
+        if self.backend != "batched" or self.tables:
+            raise ValueError("follow_worst: the batched backend on one table (no tables)")
+        weights = self.opponents.weights()
+        if not any(weights.get(k, 0.0) > 0 for k in self.eval_opponents):
+            raise ValueError(
+                "follow_worst: no kind of eval_opponents has a weight in opponents to move"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _what_rllib_supports(self) -> TrainConfig:
         if self.backend != "rllib":
             return self

@@ -91,6 +91,18 @@ class Opponents:
             if self.weights[index] > 0:
                 self.agents[index] = self._build(index)
 
+    def set_weights(self, weights: Mapping[str, float]) -> None:
+        """New sampling weights, normalised, for the kinds this mix names (``live``,
+        ``pool`` and the agents it was built with; a kind left out gets 0). Games already
+        seated keep their opponents; new games are seated by the new weights."""
+        unknown = sorted(set(weights) - {*self.names, POOL})
+        if unknown:
+            raise ValueError(f"opponent weights: {unknown[0]!r} is not a kind of this mix")
+        w = np.array([float(weights.get(k, 0.0)) for k in (*self.names, POOL)])
+        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"opponent weights must be >= 0 with a positive sum, got {weights}")
+        self.weights = w / w.sum()
+
     def _build(self, kind: int) -> Any:
         spec = self.names[kind]
         seed = None if self._seed is None else self._seed + kind
@@ -179,6 +191,29 @@ class Opponents:
         if kind not in self.agents:  # seated by a weight of 0: an evaluation asked for it
             self.agents[kind] = self._build(kind)
         return np.asarray(self.agents[kind].act_batch(observations, masks), dtype=np.int64)
+
+
+def follow_worst(
+    base: Mapping[str, float], shares: Mapping[str, float], strength: float, num_players: int
+) -> dict[str, float]:
+    """The weights of the kinds both ``base`` (weight > 0) and ``shares`` (the last quick
+    evaluation's win shares) name, moved towards the kinds the learner did worst against:
+    kind ``k`` gets ``base[k] * exp(strength * (fair - shares[k]) / fair)``, ``fair`` being
+    ``1 / num_players``, then all of them are scaled back to the total ``base`` gave them
+    (the rest of the mix, ``live`` and ``pool`` included, keeps its weight).
+
+    >>> w = follow_worst({"live": 1.0, "greedy": 0.2, "random": 0.2},
+    ...                  {"greedy": 0.25, "random": 0.75}, 2.0, 2)
+    >>> {k: round(v, 3) for k, v in w.items()}
+    {'greedy': 0.352, 'random': 0.048}
+    """
+    kinds = [k for k, w in base.items() if w > 0 and k in shares and k not in (LIVE, POOL)]
+    if not kinds:
+        return {}
+    fair = 1.0 / num_players
+    moved = {k: base[k] * float(np.exp(strength * (fair - shares[k]) / fair)) for k in kinds}
+    scale = sum(base[k] for k in kinds) / sum(moved.values())
+    return {k: w * scale for k, w in moved.items()}
 
 
 class MemoisedAgent:
