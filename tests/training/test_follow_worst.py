@@ -49,6 +49,9 @@ def test_strength_zero_or_equal_shares_leave_the_mix_as_written() -> None:
     ):
         assert moved == pytest.approx({k: BASE[k] for k in shares})
     assert follow_worst(BASE, {"bluffer": 0.1}, 3.0, 2) == {}  # nothing both name
+    # Any strength stays finite: all the weight goes to the worst kind.
+    huge = follow_worst(BASE, shares, 1e6, 5)
+    assert huge == pytest.approx({"heuristic": 0.6, "greedy": 0.0, "random": 0.0})
 
 
 def test_set_weights_reseats_new_games_and_refuses_what_it_cannot_use() -> None:

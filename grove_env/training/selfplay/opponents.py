@@ -211,7 +211,9 @@ def follow_worst(
     if not kinds:
         return {}
     fair = 1.0 / num_players
-    moved = {k: base[k] * float(np.exp(strength * (fair - shares[k]) / fair)) for k in kinds}
+    exponents = {k: strength * (fair - shares[k]) / fair for k in kinds}
+    top = max(exponents.values())  # exp of at most 0: no overflow at any strength
+    moved = {k: base[k] * float(np.exp(exponents[k] - top)) for k in kinds}
     scale = sum(base[k] for k in kinds) / sum(moved.values())
     return {k: w * scale for k, w in moved.items()}
 
