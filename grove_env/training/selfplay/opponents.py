@@ -71,12 +71,9 @@ class Opponents:
         for kind in weights:
             check_kind(kind)
         self.names = [LIVE] + [k for k in weights if k not in (LIVE, POOL)]
-        w = np.array([float(weights.get(k, 0.0)) for k in (*self.names, POOL)])
-        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-            raise ValueError(f"opponent weights must be >= 0 with a positive sum, got {weights}")
+        self.set_weights(weights)
         if sampling not in ("game", "seat"):
             raise ValueError(f"sampling must be 'game' or 'seat', got {sampling!r}")
-        self.weights = w / w.sum()
         self.pool_size = pool_size
         self.sampling = sampling
         self.rng = np.random.default_rng(seed)
