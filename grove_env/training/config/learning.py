@@ -49,7 +49,10 @@ class PPOFields(BaseModel):
     """Wall seconds of learning after which a ``backend: batched`` run ends as if it had
     reached ``total_timesteps`` (the annealed settings, ``lr_schedule`` and the ``_end``
     values, follow the larger of the two fractions; counted from the start of this
-    process's learning, so a resume gets them again); ``null``: the steps alone."""
+    process's learning, so a resume gets them again); ``null``: the steps alone. The
+    seconds include the run's evaluations and exact NashConv measurements, the one at
+    step 0 too, so wherever the seconds' fraction leads, two runs of the same seed and
+    steps anneal differently under another limit or another load on the machine."""
     num_envs: Int = Field(512, ge=1)
     """Games played side by side; each is one VecEnv slot with one learner seat."""
     n_steps: Int = Field(32, ge=1)
