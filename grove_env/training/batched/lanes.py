@@ -42,6 +42,7 @@ import torch
 
 from grove_env.actions import NUM_ACTIONS
 from grove_env.agents.heuristic.advice import advised
+from grove_env.observation import OFF_ROUND
 from grove_env.rules import MAX_PLAYERS
 
 from .loss import lane_gae, magnet_log_ratio
@@ -70,6 +71,8 @@ class LaneRollout:
     dones: np.ndarray  # bool[M]: the game ended before the seat's next decision
     following: np.ndarray  # int64[M]: the row of the seat's next decision, -1 if none yet
     filled: np.ndarray  # bool[M]: the row holds a decision
+    learnt: np.ndarray  # bool[M]: the decision is learnt from (round_games: not a whole
+    # game's first round)
     open: np.ndarray  # int64[B, 5]: the row of each seat's latest decision, -1 if none
 
     @classmethod
@@ -94,6 +97,7 @@ class LaneRollout:
             dones=np.zeros(size, dtype=bool),
             following=np.full(size, -1, dtype=np.int64),
             filled=np.zeros(size, dtype=bool),
+            learnt=np.ones(size, dtype=bool),
             open=np.full((games, MAX_PLAYERS), -1, dtype=np.int64),
         )
 
@@ -114,7 +118,7 @@ class LaneRollout:
         row; forget the rest."""
         lanes = np.flatnonzero(self.open.ravel() >= 0)
         src = self.open.ravel()[lanes]
-        rewards = self.rewards[src]
+        rewards, learnt = self.rewards[src], self.learnt[src]
         at = torch.from_numpy(lanes).to(self.inputs.device)
         take = torch.from_numpy(src).to(self.inputs.device)
         for tensor in (self.inputs, self.masks, self.actions, self.log_probs, self.values):
@@ -126,6 +130,7 @@ class LaneRollout:
         self.following[:] = -1
         self.filled[:] = False
         self.rewards[lanes] = rewards
+        self.learnt[lanes] = learnt
         self.filled[lanes] = True
         self.open.ravel()[lanes] = lanes
 
@@ -159,7 +164,7 @@ class LaneRollout:
             gamma,
             lam,
         )
-        rows = torch.from_numpy(np.flatnonzero(self.filled)).to(device)
+        rows = torch.from_numpy(np.flatnonzero(self.filled & self.learnt)).to(device)
         rows = rows[known[rows]]
         return Samples(
             inputs=self.inputs[rows],
@@ -201,11 +206,21 @@ class LaneCollector(Collector):
         for t in range(rollout.steps):
             actions = self.decide(rollout, rollout.step_rows(t))
             rollout.link(t, np.concatenate([table.acting for table in self.tables]))
+            if self.round_tables:
+                rollout.learnt[rollout.step_rows(t)] = self.learnt_rows()
             self._advance_lanes(actions.cpu().numpy(), rollout, stats)
             if not keep_going(self.num_games):
                 return None
         self.gather_results(stats)
         return stats
+
+    def learnt_rows(self) -> np.ndarray:
+        """Per game, whether its decision just taken is learnt from: with ``round_games``,
+        a whole game's first-round decisions are not (the round games teach that round)."""
+        whole = self.bounds[len(self.tables) - self.round_tables]
+        learnt = np.ones(self.num_games, dtype=bool)
+        learnt[:whole] = self.observed[:whole, OFF_ROUND] > 0
+        return learnt
 
     def _advance_lanes(
         self, actions: np.ndarray, rollout: LaneRollout, stats: RolloutStats
@@ -213,18 +228,22 @@ class LaneCollector(Collector):
         """One step of every table: each seat's rewards onto its latest decision; the
         games that ended close their seats' lanes (a truncation bootstrapped)."""
         finals, cut = [], []
-        for table, lo, hi in zip(self.tables, self.bounds[:-1], self.bounds[1:]):
+        whole = len(self.tables) - self.round_tables
+        for i, (table, lo, hi) in enumerate(zip(self.tables, self.bounds[:-1], self.bounds[1:])):
             n = table.num_players
             table.advance(actions[lo:hi], infos=False)
             lanes = rollout.open[lo:hi, :n]
             paid = lanes >= 0
             rollout.rewards[lanes[paid]] += table.seat_rewards[paid]
             for closed in table.ended:
-                stats.returns.append(closed.returns)
-                stats.lengths.append(closed.lengths)
                 games = closed.games + lo
                 last = rollout.open[games, :n]
                 rollout.dones[last[last >= 0]] = True
+                rollout.open[games] = -1
+                if i >= whole:
+                    continue  # a round game: its round's end is its end, in markers
+                stats.returns.append(closed.returns)
+                stats.lengths.append(closed.lengths)
                 assert closed.seat_observations is not None
                 cut_games = np.flatnonzero(closed.truncated)
                 cut_last = last[cut_games]
@@ -232,7 +251,6 @@ class LaneCollector(Collector):
                 if where.any():
                     finals.append(closed.seat_observations[cut_games][where])
                     cut.append(cut_last[where])
-                rollout.open[games] = -1
         if finals:
             obs = np.concatenate(finals)
             rows = torch.from_numpy(advised(obs) if self.advice else obs).to(self.device)

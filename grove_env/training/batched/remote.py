@@ -41,7 +41,7 @@ import torch.multiprocessing as mp
 
 from grove_env.training.config import TrainConfig
 from grove_env.training.run.network import ActorCritic
-from grove_env.training.selfplay.tables import build_opponents, table_games
+from grove_env.training.selfplay.tables import build_opponents, training_games
 
 from .lanes import LaneCollector, LaneRollout
 from .rollout import Collector, Rollout, RolloutStats, bootstrap_gamma
@@ -179,7 +179,7 @@ def serve(
     lanes = isinstance(rollout, LaneRollout)
     opponents = build_opponents(cfg, cfg.seed + 1)
     opponents.live = behaviour.actor
-    games = table_games(cfg, opponents, cfg.seed, "live" if lanes else "learner")
+    games, rounds = training_games(cfg, opponents, cfg.seed, "live" if lanes else "learner")
     generator = torch.Generator().manual_seed(cfg.seed)
     collector = (LaneCollector if lanes else Collector)(
         games,
@@ -188,6 +188,7 @@ def serve(
         cfg.features == "advice",
         torch.device("cpu"),
         generator,
+        rounds,
     )
     while True:
         try:

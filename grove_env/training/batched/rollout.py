@@ -140,8 +140,14 @@ class Collector:
         advice: bool,
         device: torch.device,
         generator: torch.Generator,
+        round_tables: int = 0,
     ) -> None:
         self.tables = tables
+        self.round_tables = round_tables
+        """How many tables at the end play the first round alone (``round_games``; only
+        :class:`~grove_env.training.batched.lanes.LaneCollector` reads them)."""
+        self.observed = np.zeros((0, 0), dtype=np.float32)
+        """The observations of the last :meth:`decide`, one row per game."""
         self.model = model
         self.gamma = gamma
         self.advice = advice
@@ -158,7 +164,7 @@ class Collector:
             table.restart(seed + 7919 * i)
 
     def _rows(self) -> tuple[torch.Tensor, torch.Tensor]:
-        obs = np.concatenate([t.observe() for t in self.tables])
+        obs = self.observed = np.concatenate([t.observe() for t in self.tables])
         masks = np.concatenate([t.action_masks() for t in self.tables])
         rows = advised(obs) if self.advice else obs
         return (
@@ -204,9 +210,10 @@ class Collector:
     def gather_results(self, stats: RolloutStats) -> None:
         """The tables' results since the last rollout, into ``stats`` (labelled by table
         where there are several)."""
-        several = len(self.tables) > 1
-        for table in self.tables:
-            where = f"@{table.game.rules.name}:{table.num_players}" if several else ""
+        whole = len(self.tables) - self.round_tables
+        for i, table in enumerate(self.tables):
+            where = f"@{table.game.rules.name}:{table.num_players}" if whole > 1 else ""
+            where = "@first-round" if i >= whole else where
             stats.results.update({k + where: v for k, v in table.pop_results().items()})
 
     def draw(self, log_probs: torch.Tensor) -> torch.Tensor:

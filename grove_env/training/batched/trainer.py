@@ -42,7 +42,7 @@ from grove_env.training.run.network import (
     save_model,
 )
 from grove_env.training.schedule import RunSchedule
-from grove_env.training.selfplay.tables import build_opponents, table_games
+from grove_env.training.selfplay.tables import build_opponents, training_games
 from grove_env.training.selfplay.teacher import fit_teacher, report_imitation, teacher_games
 
 from .lanes import LaneCollector, LaneRollout
@@ -100,7 +100,9 @@ class BatchedTrainer(RunSchedule):
         if cfg.overlap:
             self.remote = RemoteCollector(cfg, self.model, self.rollout)
         else:
-            self.games = table_games(cfg, self.opponents, cfg.seed, "live" if lanes else "learner")
+            self.games, rounds = training_games(
+                cfg, self.opponents, cfg.seed, "live" if lanes else "learner"
+            )
             self.collector = (LaneCollector if lanes else Collector)(
                 self.games,
                 self.model,
@@ -108,6 +110,7 @@ class BatchedTrainer(RunSchedule):
                 cfg.features == "advice",
                 self.device,
                 self.generator,
+                rounds,
             )
         state = self._start(ckpt)
         self.settings = UpdateSettings(

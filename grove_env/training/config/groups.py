@@ -147,6 +147,32 @@ class OpponentFields(BaseModel):
     out the total weight ``opponents`` gave them (``live`` and ``pool`` keep theirs).
     ``0``: the mix as written. Batched backend, one table
     (:func:`~grove_env.training.selfplay.opponents.follow_worst`)."""
+    round_games: Float = Field(0.0, ge=0.0, lt=1.0)
+    """The share of ``num_envs`` games that play the first round alone (one round from the
+    start of a game, ``reward: markers``, the round's end its end: the game the exact
+    one-round NashConv measures) against ``round_opponents``, beside the whole games. The
+    first round is then learnt from these games only: a whole game's first-round
+    decisions still count as steps but are not learnt from (the two games' returns differ
+    at the same observation). ``0``: whole games only. Batched backend, ``learn_from:
+    live_seats``, one table, ``max_rounds`` above 1
+    (:mod:`~grove_env.training.batched.lanes`)."""
+    round_opponents: OpponentMix = OpponentMix(live=1.0, pool=0.0, heuristic=0.0, random=0.0)
+    """Who plays the other seats of the ``round_games`` (weights, normalised; unlike
+    ``opponents``, a kind the mapping leaves out gets 0): by default the learner's live
+    weights in every seat. No ``pool`` (its snapshots play the whole games)."""
+
+    @field_validator("round_opponents", mode="before")
+    @classmethod
+    def _left_out_is_none(cls, mix: object) -> object:
+        if not isinstance(mix, dict):
+            return mix
+        left_out = {
+            field.alias or name: 0.0
+            for name, field in OpponentMix.model_fields.items()
+            if name != "agents" and name not in mix and (field.alias or name) not in mix
+        }
+        return {**left_out, **mix}
+
     opponent_sampling: Literal["game", "seat"] = "game"
     """``game``: one opponent kind per game for all other seats; ``seat``: one per seat."""
     learner_seat: Literal["rotate", "random"] = "rotate"

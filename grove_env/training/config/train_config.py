@@ -200,6 +200,22 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         return self
 
     @model_validator(mode="after")
+    def _what_round_games_read(self) -> TrainConfig:
+        if self.round_games == 0.0:
+            return self
+        if self.backend != "batched" or self.learn_from != "live_seats" or self.tables:
+            raise ValueError(
+                "round_games: the batched backend, learn_from live_seats, one table (no tables)"
+            )
+        if self.max_rounds == 1:
+            raise ValueError("round_games: the other games are whole games (max_rounds above 1)")
+        if self.round_opponents.pool > 0:
+            raise ValueError("round_opponents: pool plays the whole games only; set its weight 0")
+        if round(self.num_envs * self.round_games) in (0, self.num_envs):
+            raise ValueError("round_games: num_envs leaves no game of one kind; change either")
+        return self
+
+    @model_validator(mode="after")
     def _what_rllib_supports(self) -> TrainConfig:
         if self.backend != "rllib":
             return self

@@ -49,10 +49,12 @@ def table_games(
     seed: int,
     learners: str = "learner",
     make: Callable[..., SelfPlayGames] = SelfPlayGames,
+    num_envs: int | None = None,
 ) -> list[SelfPlayGames]:
     """The run's games, one :class:`SelfPlayGames` (or ``make``'s face of it) per table of
-    the config, seeded from ``seed``."""
+    the config, seeded from ``seed``: ``num_envs`` games (the config's by default)."""
     tables = cfg.table_list()
+    num_envs = cfg.num_envs if num_envs is None else num_envs
     return [
         make(
             size,
@@ -65,8 +67,42 @@ def table_games(
             seed=table_seed(seed, i),
             learners=learners,
         )
-        for i, ((rules, n), size) in enumerate(zip(tables, table_sizes(cfg.num_envs, len(tables))))
+        for i, ((rules, n), size) in enumerate(zip(tables, table_sizes(num_envs, len(tables))))
     ]
+
+
+def round_count(cfg: TrainConfig) -> int:
+    """How many of the run's games play the first round alone (``round_games``)."""
+    return round(cfg.num_envs * cfg.round_games)
+
+
+def training_games(
+    cfg: TrainConfig, opponents: Opponents, seed: int, learners: str
+) -> tuple[list[SelfPlayGames], int]:
+    """The batched backend's games: the tables' whole games, then (with ``round_games``)
+    one more table of games that play the first round alone against ``round_opponents``
+    (their own :class:`Opponents`, seeded ``seed + 2``, with the same live weights), seeded
+    as the next table. Also how many tables at the end are such round games (0 or 1)."""
+    rounds = round_count(cfg)
+    games = table_games(cfg, opponents, seed, learners, num_envs=cfg.num_envs - rounds)
+    if not rounds:
+        return games, 0
+    round_opponents = Opponents(cfg.round_opponents.weights(), seed=seed + 2, live=opponents.live)
+    rules, n = cfg.table_list()[0]
+    games.append(
+        SelfPlayGames(
+            rounds,
+            round_opponents,
+            rules=rules,
+            num_players=n,
+            reward="markers",
+            max_rounds=1,
+            learner_seat=cfg.learner_seat,
+            seed=table_seed(seed, len(games)),
+            learners=learners,
+        )
+    )
+    return games, 1
 
 
 class TableGames:
