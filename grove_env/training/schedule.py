@@ -47,6 +47,7 @@ from grove_env.training.measure.exploit import (
 )
 from grove_env.training.run.directory import MetricsLog, metrics_columns, plot_learning_curve
 from grove_env.training.selfplay.opponents import POOL, Opponents, follow_worst
+from grove_env.training.selfplay.tables import FIRST_ROUND
 
 NEVER = -(10**18)
 
@@ -232,11 +233,13 @@ class RunSchedule:
         return not self.interrupted
 
     def rollout_share(self, results: dict[str, tuple[int, float]]) -> dict[str, float]:
-        """The learner's win share in the games a rollout finished, as scalars to log."""
-        games = sum(g for g, _ in results.values())
+        """The learner's win share in the games a rollout finished, as scalars to log: the
+        whole games' together (``round_games``' are logged per label only)."""
+        whole = [r for label, r in results.items() if not label.endswith(FIRST_ROUND)]
+        games = sum(g for g, _ in whole)
         if not games:
             return {}
-        share = sum(g * p for g, p in results.values()) / games
+        share = sum(g * p for g, p in whole) / games
         self._rollout_share = share
         scalars = {"rollout/win_share": share}
         scalars.update({f"rollout/win_share_vs_{label}": p for label, (_, p) in results.items()})

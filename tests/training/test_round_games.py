@@ -104,6 +104,10 @@ def test_a_whole_games_first_round_is_not_learnt_and_a_round_game_ends_unbootstr
             rollout.learnt[waiting].sum()
         )
         assert any(k.endswith("@first-round") for k in stats.results)
+        # the log's overall win share is the whole games'; each label keeps its own
+        logged = trainer.rollout_share({"live": (10, 0.3), "live@first-round": (30, 0.9)})
+        assert logged["rollout/win_share"] == pytest.approx(0.3)
+        assert logged["rollout/win_share_vs_live@first-round"] == pytest.approx(0.9)
         # the next rollout carries each seat's last decision with its learnt flag
         lanes = np.flatnonzero(rollout.open.ravel() >= 0)
         kept = rollout.learnt[rollout.open.ravel()[lanes]].copy()

@@ -35,6 +35,7 @@ from grove_env.agents.learned.actor import Actor
 from grove_env.training.config import TrainConfig
 from grove_env.training.run.network import ActorCritic
 from grove_env.training.selfplay.games import SelfPlayGames
+from grove_env.training.selfplay.tables import FIRST_ROUND
 
 from .loss import gae, magnet_log_ratio, masked_log_probs
 from .update import Samples
@@ -213,7 +214,7 @@ class Collector:
         whole = len(self.tables) - self.round_tables
         for i, table in enumerate(self.tables):
             where = f"@{table.game.rules.name}:{table.num_players}" if whole > 1 else ""
-            where = "@first-round" if i >= whole else where
+            where = FIRST_ROUND if i >= whole else where
             stats.results.update({k + where: v for k, v in table.pop_results().items()})
 
     def draw(self, log_probs: torch.Tensor) -> torch.Tensor:

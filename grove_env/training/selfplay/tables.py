@@ -71,6 +71,10 @@ def table_games(
     ]
 
 
+FIRST_ROUND = "@first-round"
+"""The label suffix of the round games' results (``rollout/win_share_vs_<kind>@first-round``)."""
+
+
 def round_count(cfg: TrainConfig) -> int:
     """How many of the run's games play the first round alone (``round_games``)."""
     return round(cfg.num_envs * cfg.round_games)
