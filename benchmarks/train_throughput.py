@@ -69,8 +69,11 @@ SETTINGS = ("self_play", "default_mix")
 def setting(
     cfg: TrainConfig, name: str, backend: str, threads: int, shape: tuple[int, int]
 ) -> TrainConfig:
-    """The config of one measurement: no imitation, ``shape`` games x steps per rollout."""
+    """The config of one measurement: no imitation, ``shape`` games x steps per rollout,
+    whole games only (``round_games`` 0: the SB3 backend has no round games, and both
+    backends play the same games)."""
     update: dict = {"imitate": None, "backend": backend, "torch_threads": threads}
+    update["round_games"] = 0.0
     update["num_envs"], update["n_steps"] = shape
     if name == "self_play":
         mix = {k: 0.0 for k in cfg.opponents.weights()}

@@ -9,6 +9,7 @@ fills, in one process and with the overlap.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -161,3 +162,18 @@ def test_a_kind_round_opponents_leaves_out_gets_no_weight() -> None:
     assert (weights["heuristic"], weights["stack-avoider"]) == (0.2, 0.1)
     assert sum(weights.values()) == pytest.approx(0.3)
     assert cfg.opponents.weights()["live"] == 0.5  # opponents keeps its defaults
+
+
+def test_the_throughput_benchmark_compares_whole_games_only() -> None:
+    """``configs/default.yaml`` has round games, SB3 none: the benchmark plays whole games
+    on both backends, so its ratios compare the same games."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "train_throughput.py"
+    spec = importlib.util.spec_from_file_location("train_throughput", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cfg = load_config("configs/default.yaml")
+    assert cfg.round_games > 0
+    for backend in ("sb3", "batched"):
+        for name in bench.SETTINGS:
+            assert bench.setting(cfg, name, backend, 1, (64, 8)).round_games == 0.0
