@@ -217,7 +217,7 @@ class LaneCollector(Collector):
     def learnt_rows(self) -> np.ndarray:
         """Per game, whether its decision just taken is learnt from: with ``round_games``,
         a whole game's first-round decisions are not (the round games teach that round)."""
-        whole = self.bounds[len(self.tables) - self.round_tables]
+        whole = self.bounds[self.whole_tables]
         learnt = np.ones(self.num_games, dtype=bool)
         learnt[:whole] = self.observed[:whole, OFF_ROUND] > 0
         return learnt
@@ -228,7 +228,7 @@ class LaneCollector(Collector):
         """One step of every table: each seat's rewards onto its latest decision; the
         games that ended close their seats' lanes (a truncation bootstrapped)."""
         finals, cut = [], []
-        whole = len(self.tables) - self.round_tables
+        whole = self.whole_tables
         for i, (table, lo, hi) in enumerate(zip(self.tables, self.bounds[:-1], self.bounds[1:])):
             n = table.num_players
             table.advance(actions[lo:hi], infos=False)

@@ -159,6 +159,11 @@ class Collector:
         self.magnet: Actor | None = None
         """A frozen actor whose log-probabilities the rollout keeps (snapshot magnet)."""
 
+    @property
+    def whole_tables(self) -> int:
+        """How many tables at the start play whole games (the rest are round games)."""
+        return len(self.tables) - self.round_tables
+
     def restart(self, seed: int) -> None:
         """Start every game afresh; table ``i`` seeded ``seed + 7919 i``."""
         for i, table in enumerate(self.tables):
@@ -211,7 +216,7 @@ class Collector:
     def gather_results(self, stats: RolloutStats) -> None:
         """The tables' results since the last rollout, into ``stats`` (labelled by table
         where there are several)."""
-        whole = len(self.tables) - self.round_tables
+        whole = self.whole_tables
         for i, table in enumerate(self.tables):
             where = f"@{table.game.rules.name}:{table.num_players}" if whole > 1 else ""
             where = FIRST_ROUND if i >= whole else where

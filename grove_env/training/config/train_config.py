@@ -211,7 +211,7 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
             raise ValueError("round_games: the other games are whole games (max_rounds above 1)")
         if self.round_opponents.pool > 0:
             raise ValueError("round_opponents: pool plays the whole games only; set its weight 0")
-        if round(self.num_envs * self.round_games) in (0, self.num_envs):
+        if self.round_game_count() in (0, self.num_envs):
             raise ValueError("round_games: num_envs leaves no game of one kind; change either")
         return self
 
@@ -233,6 +233,10 @@ class TrainConfig(RunFields, EvalFields, OpponentFields, EquilibriumFields, PPOF
         if self.exploit_every is not None:
             raise ValueError("backend rllib does not measure NashConv: set exploit_every=null")
         return self
+
+    def round_game_count(self) -> int:
+        """How many of the ``num_envs`` games play the first round alone (``round_games``)."""
+        return round(self.num_envs * self.round_games)
 
     def table_list(self) -> list[tuple[str, int]]:
         """``(rules, players)`` of every table the run trains on."""

@@ -75,11 +75,6 @@ FIRST_ROUND = "@first-round"
 """The label suffix of the round games' results (``rollout/win_share_vs_<kind>@first-round``)."""
 
 
-def round_count(cfg: TrainConfig) -> int:
-    """How many of the run's games play the first round alone (``round_games``)."""
-    return round(cfg.num_envs * cfg.round_games)
-
-
 def training_games(
     cfg: TrainConfig, opponents: Opponents, seed: int, learners: str
 ) -> tuple[list[SelfPlayGames], int]:
@@ -87,7 +82,7 @@ def training_games(
     one more table of games that play the first round alone against ``round_opponents``
     (their own :class:`Opponents`, seeded ``seed + 2``, with the same live weights), seeded
     as the next table. Also how many tables at the end are such round games (0 or 1)."""
-    rounds = round_count(cfg)
+    rounds = cfg.round_game_count()
     games = table_games(cfg, opponents, seed, learners, num_envs=cfg.num_envs - rounds)
     if not rounds:
         return games, 0
